@@ -1,0 +1,51 @@
+# riskcore: `make report` regenerates the data and the report; `make test` runs the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+# QUICK=1 runs the same path on tiny sizes
+QUICK  ?=
+GAMES  ?= $(if $(QUICK),60,1000)
+SEED   ?= 20261122
+AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
+
+.DEFAULT_GOAL := help
+.PHONY: help venv test test-slow report data summary bench lab golden clean-data
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+
+venv: $(STAMP) ## create .venv and install the package with its test dependencies
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+test: venv ## run the whole test suite (slow experiments run in their small versions)
+	$(BIN)/python -m pytest -n 2 -q
+
+test-slow: venv ## run the long versions of the slow experiments too
+	$(BIN)/python -m pytest -n 2 -q -m "slow or not slow"
+
+data: venv ## simulate the default dataset into data/ and register it in DuckDB
+	$(BIN)/riskcore simulate --run default --games $(GAMES) --players 4 --mode mission --agents $(AGENTS) --seed $(SEED)
+
+summary: venv ## write the summary figure and table under reports/
+	$(BIN)/riskcore summary --run default
+
+report: data summary ## set everything up and run the main job end to end
+	@echo "report written under reports/ (see reports/summary.md)"
+
+bench: venv ## engine benchmark, written to reports/benchmarks/
+	$(BIN)/riskcore bench
+
+golden: venv ## regenerate the golden traces after a deliberate rule change (bump ENGINE_VERSION)
+	RISKCORE_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_golden.py
+
+lab: venv ## open JupyterLab on the project's environment
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+clean-data: ## delete generated data (traces and database)
+	rm -rf data/traces data/riskcore.duckdb

@@ -1,0 +1,8 @@
+"""riskcore: a reproducible RISK engine and research toolkit for mission recognition and game AI.
+
+`ENGINE_VERSION` is bumped whenever a rule change alters traces; every trace row records it.
+"""
+
+ENGINE_VERSION = "0.1.0"
+
+__all__ = ["ENGINE_VERSION"]

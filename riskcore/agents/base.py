@@ -1,0 +1,113 @@
+"""What an agent sees and how it is asked to act.
+
+An agent gets a `PlayerView`: the public board (owners, armies, card counts, trades so far) plus its own hand and its
+own mission, never another player's, and a private `numpy.random.Generator` of its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from riskcore.actions import Action
+from riskcore.engine import GameState
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    view = arr.view()
+    view.flags.writeable = False
+    return view
+
+
+class PlayerView:
+    """The part of a game state that `player` may see. Arrays are read-only views that follow the game."""
+
+    __slots__ = ("_s", "player", "board", "config", "owner", "armies")
+
+    def __init__(self, state: GameState, player: int):
+        self._s = state
+        self.player = player
+        self.board = state.board
+        self.config = state.config
+        self.owner = _readonly(state.owner)
+        self.armies = _readonly(state.armies)
+
+    @property
+    def mission(self):
+        return self._s.missions[self.player]
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        return tuple(self._s.hands[self.player])
+
+    @property
+    def card_counts(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self._s.hands)
+
+    @property
+    def phase(self) -> str:
+        return self._s.phase
+
+    @property
+    def reserve(self) -> int:
+        return self._s.reserve
+
+    @property
+    def occupy(self) -> tuple[int, int, int] | None:
+        return self._s.occupy
+
+    @property
+    def turn(self) -> int:
+        return self._s.turn
+
+    @property
+    def trades(self) -> int:
+        return self._s.trades
+
+    @property
+    def alive(self) -> tuple[bool, ...]:
+        return tuple(self._s.alive)
+
+    @property
+    def eliminated_by(self) -> np.ndarray:
+        return self._s.eliminated_by.copy()
+
+    @property
+    def n_players(self) -> int:
+        return self._s.n_players
+
+    @property
+    def conquered_this_turn(self) -> bool:
+        return self._s.conquered
+
+    @property
+    def forced_trade(self) -> bool:
+        return len(self._s.hands[self.player]) >= self.config.forced_trade_at
+
+    def next_trade_value(self, cards: tuple[int, int, int]) -> int:
+        return self._s.trade_value(cards)
+
+    def held_continents(self, player: int | None = None) -> np.ndarray:
+        return self._s.held_continents(self.player if player is None else player)
+
+    def legal_actions(self) -> list[Action]:
+        from riskcore.engine import legal_actions
+
+        return legal_actions(self._s)
+
+
+class Agent:
+    """Base class: subclasses implement `act`; `defend_dice` defaults to rolling the most dice allowed."""
+
+    name = "agent"
+
+    def __init__(self, player: int, rng: np.random.Generator, **params):
+        if params:
+            raise ValueError(f"agent {self.name!r} has no parameter(s) {sorted(params)}")
+        self.player = player
+        self.rng = rng
+
+    def act(self, view: PlayerView) -> Action:
+        raise NotImplementedError
+
+    def defend_dice(self, view: PlayerView, src: int, dst: int, attacker_dice: int) -> int:
+        return int(min(2, view.armies[dst]))

@@ -1,0 +1,226 @@
+"""Heuristic players built on one skeleton: a value for holding each territory drives every decision.
+
+- `mission` pursues its secret mission. A territory's value blends a mission term (1 on the mission's targets:
+  its continents, plus the most advanced optional continent, or the colour it must destroy) and a territory term
+  (every territory alike), as `focus * mission + (1 - focus) * territory`. `focus=1` is constrained play: only
+  mission targets are ever attacked, and armies are placed inside the mission's continents whenever possible.
+- `domination` values territories by continent: progress toward holding a continent and breaking enemy ones.
+
+Decisions: reinforce the owned territory from which the most valuable enemy neighbour is likeliest to fall (exact
+conquest odds, `riskcore.battle.win_probability_table`); attack while the best value-weighted exact odds beat
+`threshold`; move everything forward after a conquest unless the source is still a front; fortify the strongest
+interior stack toward the front; trade cards as soon as a set is held.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, Occupy, Place, Trade
+from riskcore.agents.base import Agent, PlayerView
+from riskcore.agents.random_agent import _edges
+from riskcore.battle import win_probability_table
+from riskcore.cards import find_sets
+
+_P = win_probability_table(64)
+_CAP = _P.shape[0] - 1
+
+
+def conquer_odds(attackers: np.ndarray, defenders: np.ndarray) -> np.ndarray:
+    """Exact conquest probability with `attackers` rolling armies, from the table (armies capped at 63)."""
+    return _P[np.minimum(attackers, _CAP), np.minimum(defenders, _CAP)]
+
+
+class HeuristicAgent(Agent):
+    name = "heuristic"
+
+    def __init__(self, player: int, rng: np.random.Generator, threshold: float = 0.6):
+        super().__init__(player, rng)
+        if not 0 <= threshold <= 1:
+            raise ValueError(f"{self.name}: threshold must be in [0, 1], got {threshold}")
+        self.threshold = threshold
+
+    def values(self, view: PlayerView) -> np.ndarray:
+        raise NotImplementedError
+
+    def preferred_places(self, view: PlayerView) -> np.ndarray | None:
+        """Optional mask of territories where placing armies is preferred (constrained play)."""
+        return None
+
+    # ---- decisions ------------------------------------------------------------------------------------------------
+    def act(self, view: PlayerView) -> Action:
+        phase = view.phase
+        if phase == "attack":
+            return self._attack(view)
+        if phase == "reinforce":
+            sets = find_sets(view.hand, view.board.card_symbol)
+            if sets:
+                return Trade(sets[0])
+            return Place(self._staging(view, view.reserve), view.reserve)
+        if phase == "occupy":
+            return self._occupy(view)
+        if phase == "fortify":
+            return self._fortify(view)
+        if phase == "setup":
+            return Place(self._staging(view, 1), view.reserve)
+        return Claim(self._claim(view))
+
+    def _noise(self, n: int) -> np.ndarray:
+        return self.rng.random(n) * 1e-6  # tie-breaks only
+
+    def _staging(self, view: PlayerView, extra: int) -> int:
+        """The owned territory from which `extra` more armies best threaten a valuable enemy territory."""
+        me, owner, armies = self.player, view.owner, view.armies
+        src, dst = _edges(view.board)
+        value = self.values(view)
+        front = (owner[src] == me) & (owner[dst] != me)
+        n = view.board.n_territories
+        score = np.zeros(n)
+        if front.any():
+            s, d = src[front], dst[front]
+            gain = value[d] * conquer_odds(armies[s] + extra - 1, armies[d])
+            np.maximum.at(score, s, gain)
+        score += self._noise(n)
+        mine = owner == me
+        preferred = self.preferred_places(view)
+        if preferred is not None and (preferred & mine & (score > 1e-6)).any():
+            mine = mine & preferred
+        score[~mine] = -np.inf
+        if not np.isfinite(score).any() or score.max() <= 1e-6:
+            # nothing worth attacking: strengthen the most threatened front
+            threat = np.zeros(n)
+            np.add.at(threat, src[front], armies[dst[front]])
+            threat = threat - armies + self._noise(n)
+            threat[~(owner == me)] = -np.inf
+            return int(np.argmax(threat))
+        return int(np.argmax(score))
+
+    def _attack(self, view: PlayerView) -> Action:
+        me, owner, armies = self.player, view.owner, view.armies
+        src, dst = _edges(view.board)
+        ok = (owner[src] == me) & (owner[dst] != me) & (armies[src] >= 2)
+        if not ok.any():
+            return EndAttack()
+        s, d = src[ok], dst[ok]
+        odds = conquer_odds(armies[s] - 1, armies[d])
+        value = self.values(view)[d]
+        # before the first conquest a card is at stake: any favourable attack is worth a little
+        bonus = 0.0 if view.conquered_this_turn else 0.25
+        score = (value + bonus * (value > 0)) * odds + self._noise(len(s))
+        i = int(np.argmax(score))
+        if odds[i] < self.threshold or value[i] <= 0:
+            return EndAttack()
+        return Attack(int(s[i]), int(d[i]), None, 0)
+
+    def _occupy(self, view: PlayerView) -> Action:
+        src, dst, low = view.occupy
+        me, owner, armies, board = self.player, view.owner, view.armies, view.board
+        movable = int(armies[src]) - 1
+        src_front = any(owner[n] != me for n in board.neighbours[src])
+        dst_front = any(owner[n] != me for n in board.neighbours[dst])
+        if not dst_front:
+            return Occupy(low)
+        if src_front:
+            return Occupy(max(low, (movable * 2) // 3))
+        return Occupy(movable)
+
+    def _fortify(self, view: PlayerView) -> Action:
+        me, owner, armies, board = self.player, view.owner, view.armies, view.board
+        dist = _distance_to_enemy(board, owner, me)
+        best, best_key = None, None
+        for t in np.flatnonzero((owner == me) & (armies >= 2) & (dist > 1)):
+            for n in board.neighbours[t]:
+                if owner[n] == me and dist[n] < dist[t]:
+                    key = (int(armies[t]), -int(dist[n]))
+                    if best_key is None or key > best_key:
+                        best, best_key = (int(t), int(n)), key
+        if best is None:
+            return EndTurn()
+        return Fortify(best[0], best[1], int(armies[best[0]]) - 1)
+
+    def _claim(self, view: PlayerView) -> int:
+        free = view.owner == -1
+        adj_mine = view.board.adjacency[:, view.owner == self.player].any(axis=1)
+        score = self.values(view) + 0.5 * adj_mine + self._noise(len(free))
+        score[~free] = -np.inf
+        return int(np.argmax(score))
+
+
+def _distance_to_enemy(board, owner: np.ndarray, me: int) -> np.ndarray:
+    """Graph distance from each territory to the nearest enemy territory (multi-source BFS)."""
+    n = board.n_territories
+    dist = np.full(n, n + 1)
+    frontier = [int(t) for t in np.flatnonzero(owner != me)]
+    dist[frontier] = 0
+    d = 0
+    while frontier:
+        d += 1
+        nxt = []
+        for u in frontier:
+            for v in board.neighbours[u]:
+                if dist[v] > d:
+                    dist[v] = d
+                    nxt.append(v)
+        frontier = nxt
+    return dist
+
+
+def continent_shares(view: PlayerView, player: int) -> np.ndarray:
+    """Share of each continent's territories that `player` owns."""
+    mask = view.board.continent_mask
+    return (mask & (view.owner == player)[None, :]).sum(axis=1) / mask.sum(axis=1)
+
+
+def mission_targets(view: PlayerView) -> np.ndarray | None:
+    """Bool mask of the territories the player's mission asks for, or None when any territory serves."""
+    m, board = view.mission, view.board
+    if m is None:
+        return None
+    if m.kind == "continents":
+        conts = list(m.continents)
+        if m.extra_continents:
+            share = continent_shares(view, view.player)
+            others = [c for c in np.argsort(-share, kind="stable") if c not in conts]
+            conts += [int(c) for c in others[: m.extra_continents]]
+        return board.continent_mask[conts].any(axis=0)
+    if m.kind == "destroy" and not m.destroy_fallback(view.player, view.n_players, view.eliminated_by):
+        return view.owner == m.colour
+    return None
+
+
+class MissionAgent(HeuristicAgent):
+    name = "mission"
+
+    def __init__(self, player: int, rng: np.random.Generator, focus: float = 0.8, threshold: float = 0.6):
+        super().__init__(player, rng, threshold=threshold)
+        if not 0 <= focus <= 1:
+            raise ValueError(f"mission agent: focus must be in [0, 1], got {focus}")
+        self.focus = focus
+
+    def values(self, view: PlayerView) -> np.ndarray:
+        targets = mission_targets(view)
+        general = np.ones(view.board.n_territories)
+        if targets is None:
+            return general
+        return self.focus * targets + (1 - self.focus) * general
+
+    def preferred_places(self, view: PlayerView) -> np.ndarray | None:
+        if self.focus < 1:
+            return None
+        return mission_targets(view)
+
+
+class DominationAgent(HeuristicAgent):
+    name = "domination"
+
+    def values(self, view: PlayerView) -> np.ndarray:
+        board = view.board
+        share = continent_shares(view, self.player)
+        cont_value = 0.5 + share * board.continent_bonus / board.continent_bonus.max()
+        value = cont_value[board.continent_of]
+        # break continents an opponent holds whole
+        for p in range(view.n_players):
+            if p != self.player and view.alive[p]:
+                held = view.held_continents(p)
+                value = value + 0.5 * held[board.continent_of]
+        return value / value.max()

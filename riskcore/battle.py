@@ -1,0 +1,156 @@
+"""Exact battle mathematics for classic RISK dice, and samplers that draw from the exact distributions.
+
+One roll: the attacker rolls `a` dice (1-3), the defender `d` (1-2); the highest dice are compared pairwise, ties go
+to the defender. A whole battle ("attack until the territory falls or I am down to `stop_at` rolling armies") is an
+absorbing Markov chain over (attacking armies, defending armies) in which both sides always roll the most dice
+(Tan 1997, "Markov chains and the RISK board game"; Osborne 2003 corrected it). `sample_battle` draws the absorbing
+state in one uniform draw from the precomputed, cached distribution.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+
+import numpy as np
+
+
+def _check_dice(attacker_dice: int, defender_dice: int) -> None:
+    if not 1 <= attacker_dice <= 3:
+        raise ValueError(f"attacker dice must be 1..3, got {attacker_dice}")
+    if not 1 <= defender_dice <= 2:
+        raise ValueError(f"defender dice must be 1..2, got {defender_dice}")
+
+
+@lru_cache(maxsize=None)
+def roll_outcomes(attacker_dice: int, defender_dice: int) -> dict[tuple[int, int], Fraction]:
+    """Exact distribution of one roll: `{(attacker_losses, defender_losses): probability}`.
+
+    Enumerates all 6**(a+d) equally likely rolls, e.g. 3 vs 2 gives 2890/7776 defender loses two,
+    2611/7776 one each, 2275/7776 attacker loses two.
+    """
+    _check_dice(attacker_dice, defender_dice)
+    counts: dict[tuple[int, int], int] = {}
+    total = 0
+    for dice in product(range(1, 7), repeat=attacker_dice + defender_dice):
+        att = sorted(dice[:attacker_dice], reverse=True)
+        dfn = sorted(dice[attacker_dice:], reverse=True)
+        a_loss = d_loss = 0
+        for x, y in zip(att, dfn):
+            if x > y:
+                d_loss += 1
+            else:
+                a_loss += 1
+        counts[(a_loss, d_loss)] = counts.get((a_loss, d_loss), 0) + 1
+        total += 1
+    return {k: Fraction(v, total) for k, v in sorted(counts.items())}
+
+
+@lru_cache(maxsize=None)
+def _roll_table(attacker_dice: int, defender_dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Float form of `roll_outcomes` for sampling: (attacker losses, defender losses, cumulative probabilities)."""
+    items = list(roll_outcomes(attacker_dice, defender_dice).items())
+    a = np.array([k[0] for k, _ in items])
+    d = np.array([k[1] for k, _ in items])
+    cum = np.cumsum([float(p) for _, p in items])
+    cum[-1] = 1.0
+    return a, d, cum
+
+
+def sample_roll(rng: np.random.Generator, attacker_dice: int, defender_dice: int) -> tuple[int, int]:
+    """One roll drawn from its exact distribution: (attacker losses, defender losses)."""
+    a, d, cum = _roll_table(attacker_dice, defender_dice)
+    i = int(np.searchsorted(cum, rng.random(), side="right"))
+    return int(a[i]), int(d[i])
+
+
+def _absorbing(attackers: int, defenders: int, stop_at: int, one, convert) -> dict[tuple[int, int], object]:
+    """Distribution of the absorbing state reached from (attackers, defenders); generic over the number type."""
+    if attackers < 0 or defenders < 0 or stop_at < 0:
+        raise ValueError(f"armies and stop_at must be non-negative, got {attackers}, {defenders}, {stop_at}")
+    mass: dict[tuple[int, int], object] = {(attackers, defenders): one}
+    final: dict[tuple[int, int], object] = {}
+    # every roll lowers a + d, so visiting states by decreasing a + d sees each state's full mass once
+    for total in range(attackers + defenders, -1, -1):
+        for a in range(min(attackers, total), -1, -1):
+            d = total - a
+            p = mass.pop((a, d), None)
+            if p is None:
+                continue
+            if d == 0 or a <= stop_at:
+                final[(a, d)] = p
+                continue
+            for (al, dl), q in roll_outcomes(min(3, a), min(2, d)).items():
+                key = (a - al, d - dl)
+                mass[key] = mass.get(key, 0) + p * convert(q)
+    return final
+
+
+@lru_cache(maxsize=4096)
+def battle_distribution(attackers: int, defenders: int, stop_at: int = 0) -> dict[tuple[int, int], Fraction]:
+    """Exact distribution of the final (attacking armies, defending armies) of a whole battle.
+
+    `attackers` counts the armies allowed to roll (territory armies - 1); the battle stops when the defender has
+    none left (conquest) or the attacker is down to `stop_at` rolling armies.
+    """
+    return _absorbing(attackers, defenders, stop_at, Fraction(1), lambda q: q)
+
+
+@lru_cache(maxsize=None)
+def conquer_probability(attackers: int, defenders: int) -> Fraction:
+    """Exact probability that `attackers` rolling armies take a territory held by `defenders`, always max dice."""
+    if defenders == 0:
+        return Fraction(1)
+    return sum((p for (a, d), p in battle_distribution(attackers, defenders, 0).items() if d == 0), Fraction(0))
+
+
+@lru_cache(maxsize=65536)
+def _battle_table(attackers: int, defenders: int, stop_at: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    dist = _absorbing(attackers, defenders, stop_at, 1.0, float)
+    keys = sorted(dist)
+    cum = np.cumsum([dist[k] for k in keys])
+    cum /= cum[-1]
+    return np.array([k[0] for k in keys]), np.array([k[1] for k in keys]), cum
+
+
+def sample_battle(rng: np.random.Generator, attackers: int, defenders: int, stop_at: int = 0,
+                  roll_by_roll: bool = False) -> tuple[int, int, int]:
+    """Draw a whole battle's result.
+
+    The default draws the absorbing state in one uniform draw from the exact distribution; `roll_by_roll`
+    simulates each roll instead (same distribution, used to cross-check). Returns
+    `(attacker_losses, defender_losses, last_attacker_dice)`.
+    """
+    if roll_by_roll:
+        a, d, dice = attackers, defenders, 0
+        while d > 0 and a > stop_at:
+            dice = min(3, a)
+            al, dl = sample_roll(rng, dice, min(2, d))
+            a -= al
+            d -= dl
+        return attackers - a, defenders - d, dice
+    if defenders == 0 or attackers <= stop_at:
+        return 0, 0, 0
+    fa, fd, cum = _battle_table(attackers, defenders, stop_at)
+    i = int(np.searchsorted(cum, rng.random(), side="right"))
+    a = int(fa[i])
+    # the last roll used min(3, armies before it) >= min(3, a) dice; min(3, a) is all the occupy rule needs
+    return attackers - a, defenders - int(fd[i]), min(3, max(a, 1))
+
+
+@lru_cache(maxsize=None)
+def win_probability_table(max_armies: int = 64) -> np.ndarray:
+    """Float table P[a, d] of conquering with `a` rolling armies against `d` defenders (a, d < max_armies).
+
+    Agents index it with armies clipped to the table; built by one DP over the absorbing chain.
+    """
+    n = max_armies
+    p = np.zeros((n, n))
+    p[:, 0] = 1.0
+    tables = {(ad, dd): [(al, dl, float(q)) for (al, dl), q in roll_outcomes(ad, dd).items()]
+              for ad in (1, 2, 3) for dd in (1, 2)}
+    for a in range(1, n):
+        for d in range(1, n):
+            p[a, d] = sum(q * p[a - al, d - dl] for al, dl, q in tables[(min(3, a), min(2, d))])
+    return p

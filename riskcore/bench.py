@@ -1,0 +1,56 @@
+"""`riskcore bench`: games per second per core and time per action, written to `reports/benchmarks/`.
+
+Speed targets live here, not in timed tests. Each configuration runs single-process on one core.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from riskcore import ENGINE_VERSION, paths
+from riskcore.board import load_board
+from riskcore.config import GameConfig
+from riskcore.game import play_game
+from riskcore.simulate import game_seeds
+from riskcore.storage import write_text
+
+CASES = {
+    "mission agents, 4p mission": (GameConfig(n_players=4, mode="mission"), ["mission"] * 4),
+    "random agents, 4p mission (turn cap 400)": (GameConfig(n_players=4, mode="mission"), ["random"] * 4),
+    "domination agents, 4p domination": (GameConfig(n_players=4, mode="domination"), ["domination"] * 4),
+}
+
+
+def bench_case(config: GameConfig, agents: list[str], games: int, seed: int = 0) -> dict:
+    board = load_board(config.board)
+    play_game(config, agents, 12345, board)  # warm the caches (battle tables) outside the timing
+    actions = turns = 0
+    start = time.perf_counter()
+    for s in game_seeds(seed, games):
+        rec = play_game(config, agents, s, board)
+        actions += rec.actions
+        turns += rec.state.turn
+    seconds = time.perf_counter() - start
+    return {"games": games, "seconds": round(seconds, 3), "games_per_s": round(games / seconds, 2),
+            "actions_per_game": round(actions / games, 1), "turns_per_game": round(turns / games, 1),
+            "us_per_action": round(1e6 * seconds / actions, 2)}
+
+
+def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:
+    rows = []
+    for name, (config, agents) in CASES.items():
+        n = games if agents[0] != "random" else max(10, games // 5)
+        rows.append({"case": name, **bench_case(config, agents, n)})
+    df = pd.DataFrame(rows)
+    out_dir = Path(out_dir or paths.reports_dir() / "benchmarks")
+    meta = {"engine_version": ENGINE_VERSION, "python": platform.python_version(), "machine": platform.machine(),
+            "processor": platform.processor() or "unknown", "target": ">= 25 mission games/s/core"}
+    write_text(out_dir / "engine.md", "# Engine benchmark (one core)\n\n" + json.dumps(meta) + "\n\n"
+               + df.to_markdown(index=False) + "\n")
+    write_text(out_dir / "engine.json", json.dumps({"meta": meta, "rows": rows}, indent=1))
+    return df

@@ -1,0 +1,212 @@
+"""Immutable board data: territories, continents, borders, cards and mission cards, loaded and validated once.
+
+A board file is JSON with `continents` (name, bonus, territories), `borders` (pairs of territory names), `cards`
+(territory -> infantry|cavalry|artillery), `wild_cards`, `colours`, optional `positions` (x, y for pictures) and
+`missions` (see `riskcore.missions`). `classic.json` is the printed board (42 territories, 83 borders);
+`small.json` is a 10-territory board for fast tests and exhaustive search.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from riskcore.paths import BOARDS_DIR
+
+CARD_SYMBOLS = ("infantry", "cavalry", "artillery")
+WILD = 3  # symbol index of a wild card
+
+
+class BoardError(ValueError):
+    """A board file is malformed; the message names the offending entry."""
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """The fixed facts of a map. Territories are indexed 0..n-1 in file order (continent by continent)."""
+
+    name: str
+    territories: tuple[str, ...]
+    continent_names: tuple[str, ...]
+    continent_bonus: np.ndarray  # (n_continents,) int
+    continent_of: np.ndarray  # (n_territories,) int
+    adjacency: np.ndarray  # (n, n) bool, symmetric, no self loops
+    card_symbol: np.ndarray  # (n_cards,) int in 0..3; cards 0..n-1 are territory cards, the rest wild
+    colours: tuple[str, ...]
+    positions: np.ndarray  # (n, 2) float
+    missions: tuple[dict[str, Any], ...]
+    neighbours: tuple[tuple[int, ...], ...] = field(repr=False)
+    continent_members: tuple[np.ndarray, ...] = field(repr=False)
+    continent_mask: np.ndarray = field(repr=False)  # (n_continents, n) bool
+
+    @property
+    def n_territories(self) -> int:
+        return len(self.territories)
+
+    @property
+    def n_continents(self) -> int:
+        return len(self.continent_names)
+
+    @property
+    def n_cards(self) -> int:
+        return len(self.card_symbol)
+
+    def index(self, territory: str) -> int:
+        """The index of a territory by name; raises `KeyError` naming it."""
+        try:
+            return self._index[territory]
+        except KeyError:
+            raise KeyError(f"unknown territory {territory!r} on board {self.name!r}") from None
+
+    def continent_index(self, continent: str) -> int:
+        try:
+            return self.continent_names.index(continent)
+        except ValueError:
+            raise KeyError(f"unknown continent {continent!r} on board {self.name!r}") from None
+
+    @property
+    def _index(self) -> dict[str, int]:
+        cached = self.__dict__.get("_index_cache")
+        if cached is None:
+            cached = {t: i for i, t in enumerate(self.territories)}
+            object.__setattr__(self, "_index_cache", cached)
+        return cached
+
+    @property
+    def n_borders(self) -> int:
+        return int(self.adjacency.sum() // 2)
+
+
+def _require(cond: bool, message: str) -> None:
+    if not cond:
+        raise BoardError(message)
+
+
+def board_from_dict(spec: dict[str, Any], source: str = "<dict>") -> Board:
+    """Validate a board specification and build the `Board`; every error names the bad entry and the source."""
+    where = f"board {source}"
+    _require(isinstance(spec, dict), f"{where}: top level must be an object")
+    for key in ("continents", "borders", "cards"):
+        _require(key in spec, f"{where}: missing key {key!r}")
+    territories: list[str] = []
+    continent_of: list[int] = []
+    names: list[str] = []
+    bonuses: list[int] = []
+    for ci, cont in enumerate(spec["continents"]):
+        _require(isinstance(cont, dict) and {"name", "bonus", "territories"} <= set(cont),
+                 f"{where}: continent #{ci} needs name, bonus and territories")
+        name = cont["name"]
+        _require(name not in names, f"{where}: duplicate continent name {name!r}")
+        _require(isinstance(cont["bonus"], int) and cont["bonus"] > 0,
+                 f"{where}: continent {name!r} has non-positive bonus {cont['bonus']!r}")
+        _require(len(cont["territories"]) > 0, f"{where}: continent {name!r} has no territories")
+        names.append(name)
+        bonuses.append(cont["bonus"])
+        for t in cont["territories"]:
+            _require(isinstance(t, str) and t != "", f"{where}: continent {name!r} has a bad territory name {t!r}")
+            _require(t not in territories,
+                     f"{where}: territory {t!r} listed twice (each territory must be in exactly one continent)")
+            territories.append(t)
+            continent_of.append(ci)
+    index = {t: i for i, t in enumerate(territories)}
+    n = len(territories)
+    adj = np.zeros((n, n), dtype=bool)
+    for bi, border in enumerate(spec["borders"]):
+        _require(isinstance(border, (list, tuple)) and len(border) == 2, f"{where}: border #{bi} must be a pair")
+        a, b = border
+        for t in (a, b):
+            _require(t in index, f"{where}: border #{bi} {a!r}-{b!r} names unknown territory {t!r}")
+        _require(a != b, f"{where}: border #{bi} joins {a!r} to itself")
+        _require(not adj[index[a], index[b]], f"{where}: border {a!r}-{b!r} listed twice")
+        adj[index[a], index[b]] = adj[index[b], index[a]] = True
+    if "adjacency" in spec:  # an explicit directed list must be symmetric
+        for t, ns in spec["adjacency"].items():
+            for nb in ns:
+                _require(t in index and nb in index, f"{where}: adjacency of {t!r} names unknown {nb!r}")
+                _require(nb in spec["adjacency"].get(t, []) and t in spec["adjacency"].get(nb, []),
+                         f"{where}: adjacency {t!r}->{nb!r} is not symmetric")
+                adj[index[t], index[nb]] = True
+    _require(n >= 2, f"{where}: needs at least two territories")
+    # connected graph
+    seen = {0}
+    queue = deque([0])
+    while queue:
+        u = queue.popleft()
+        for v in np.flatnonzero(adj[u]):
+            if int(v) not in seen:
+                seen.add(int(v))
+                queue.append(int(v))
+    if len(seen) != n:
+        lonely = sorted(territories[i] for i in set(range(n)) - seen)
+        raise BoardError(f"{where}: graph is not connected; unreachable from {territories[0]!r}: {lonely}")
+    cards = spec["cards"]
+    for t in cards:
+        _require(t in index, f"{where}: card for unknown territory {t!r}")
+    symbols = []
+    for t in territories:
+        _require(t in cards, f"{where}: territory {t!r} has no card")
+        _require(cards[t] in CARD_SYMBOLS, f"{where}: card of {t!r} has unknown symbol {cards[t]!r}")
+        symbols.append(CARD_SYMBOLS.index(cards[t]))
+    wild = spec.get("wild_cards", 2)
+    _require(isinstance(wild, int) and wild >= 0, f"{where}: wild_cards must be a non-negative integer")
+    symbols += [WILD] * wild
+    colours = tuple(spec.get("colours", ["red", "blue", "green", "yellow", "black", "pink"]))
+    _require(len(colours) >= 2 and len(set(colours)) == len(colours), f"{where}: colours must be unique, at least 2")
+    pos = spec.get("positions", {})
+    positions = np.zeros((n, 2))
+    for i, t in enumerate(territories):
+        if t in pos:
+            positions[i] = pos[t]
+        else:  # fall back to a circle so any board can be drawn
+            angle = 2 * np.pi * i / n
+            positions[i] = (50 + 40 * np.cos(angle), 30 + 25 * np.sin(angle))
+    from riskcore.missions import validate_mission_specs  # late: missions validate against the board's names
+
+    missions = tuple(spec.get("missions", []))
+    validate_mission_specs(missions, names, len(colours), where)
+    cont_arr = np.array(continent_of, dtype=np.int64)
+    mask = np.zeros((len(names), n), dtype=bool)
+    mask[cont_arr, np.arange(n)] = True
+    return Board(
+        name=str(spec.get("name", source)),
+        territories=tuple(territories),
+        continent_names=tuple(names),
+        continent_bonus=np.array(bonuses, dtype=np.int64),
+        continent_of=cont_arr,
+        adjacency=adj,
+        card_symbol=np.array(symbols, dtype=np.int64),
+        colours=colours,
+        positions=positions,
+        missions=missions,
+        neighbours=tuple(tuple(int(v) for v in np.flatnonzero(adj[i])) for i in range(n)),
+        continent_members=tuple(np.flatnonzero(mask[c]) for c in range(len(names))),
+        continent_mask=mask,
+    )
+
+
+_CACHE: dict[str, Board] = {}
+
+
+def load_board(name_or_path: str | Path = "classic") -> Board:
+    """Load a packaged board by name (`classic`, `small`) or any board JSON file by path (cached)."""
+    key = str(name_or_path)
+    if key in _CACHE:
+        return _CACHE[key]
+    path = Path(key)
+    if not path.suffix:
+        path = BOARDS_DIR / f"{key}.json"
+    if not path.exists():
+        known = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
+        raise BoardError(f"board {key!r} not found (packaged boards: {known}, or give a path to a JSON file)")
+    try:
+        spec = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise BoardError(f"board {path}: invalid JSON: {exc}") from None
+    board = board_from_dict(spec, source=str(path))
+    _CACHE[key] = board
+    return board

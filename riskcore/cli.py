@@ -1,0 +1,164 @@
+"""The `riskcore` command line. Defaults come from `riskcore.paths`; errors name the offending input."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from riskcore import ENGINE_VERSION
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {value}")
+    return value
+
+
+def _data_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data-dir", type=Path, default=None, help="data directory (default: data/ or $RISKCORE_DATA)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="riskcore", description="Reproducible RISK engine, traces and experiments.")
+    p.add_argument("--version", action="version", version=f"riskcore engine {ENGINE_VERSION}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("simulate", help="play seeded games and register their traces in DuckDB")
+    s.add_argument("--run", required=True, help="run name (replaces an existing run of that name)")
+    s.add_argument("--games", type=_positive, required=True)
+    s.add_argument("--players", type=_positive, default=4)
+    s.add_argument("--agents", default="mission", help="comma-separated agent specs, e.g. mission:focus=0.8,random")
+    s.add_argument("--mode", choices=["mission", "domination"], default="mission")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--board", default="classic", help="packaged board name or path to a board JSON file")
+    s.add_argument("--deal", choices=["random", "claim"], default="random")
+    s.add_argument("--setup-batch", type=_positive, default=1)
+    s.add_argument("--card-values", choices=["escalating", "fixed"], default="escalating")
+    s.add_argument("--card-cap", type=_positive, default=None)
+    s.add_argument("--fortify", choices=["adjacent", "connected"], default="adjacent")
+    s.add_argument("--turn-cap", type=_positive, default=400)
+    s.add_argument("--chunk", type=_positive, default=25, help="games per Parquet part (does not change results)")
+    s.add_argument("--workers", type=_positive, default=None, help="local processes (default: all cores)")
+    s.add_argument("--dask", metavar="ADDRESS", default=None, help="run on a Dask distributed scheduler")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    _data_dir(s)
+
+    r = sub.add_parser("replay", help="rebuild recorded games without an RNG and check every event and snapshot")
+    r.add_argument("--run", required=True)
+    r.add_argument("--game", type=int, default=None, help="one game id (default: every game of the run)")
+    r.add_argument("--print", dest="show_events", action="store_true", help="print the game's events")
+    _data_dir(r)
+
+    d = sub.add_parser("db", help="database schema and row counts; --rebuild re-derives it from the Parquet traces")
+    d.add_argument("--rebuild", action="store_true")
+    d.add_argument("--sql", default=None, help="run a read-only query and print the result")
+    _data_dir(d)
+
+    w = sub.add_parser("show", help="PNG picture of the board at a given event of a recorded game")
+    w.add_argument("--run", required=True)
+    w.add_argument("--game", type=int, default=0)
+    w.add_argument("--seq", type=int, default=None, help="event number (default: the last)")
+    w.add_argument("--out", type=Path, default=None, help="PNG path (default: reports/figures/board-RUN-G-SEQ.png)")
+    _data_dir(w)
+
+    m = sub.add_parser("summary", help="summary figure and table of a run under reports/")
+    m.add_argument("--run", default="default")
+    m.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
+    _data_dir(m)
+
+    b = sub.add_parser("bench", help="engine speed: games per second per core, time per action")
+    b.add_argument("--games", type=_positive, default=200)
+    b.add_argument("--out-dir", type=Path, default=None)
+    return p
+
+
+def cmd_simulate(a) -> None:
+    from riskcore.config import GameConfig
+    from riskcore.simulate import RunSpec, simulate
+
+    config = GameConfig(board=a.board, n_players=a.players, mode=a.mode, deal=a.deal, setup_batch=a.setup_batch,
+                        card_values=a.card_values, card_cap=a.card_cap, fortify=a.fortify, turn_cap=a.turn_cap)
+    agents = tuple(x.strip() for x in a.agents.split(",") if x.strip())
+    spec = RunSpec(run=a.run, games=a.games, config=config, agents=agents, seed=a.seed, chunk=a.chunk)
+    counts = simulate(spec, a.data_dir, a.workers, a.dask, progress=not a.quiet)
+    print(f"run {a.run!r}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+def cmd_replay(a) -> None:
+    from riskcore.db import query
+    from riskcore.replay import load_game, verify_game
+
+    if a.show_events:
+        events, *_ = load_game(a.run, a.game or 0, a.data_dir)
+        print(events.drop(columns=["run", "engine_version"]).to_string(index=False))
+        return
+    games = [a.game] if a.game is not None else list(
+        query("SELECT game_id FROM games WHERE run = ? ORDER BY game_id", [a.run], a.data_dir).game_id)
+    if not games:
+        raise ValueError(f"run {a.run!r} has no games")
+    total = sum(verify_game(a.run, int(g), a.data_dir) for g in games)
+    print(f"replayed {len(games)} game(s) of run {a.run!r}: {total} events and every turn snapshot match")
+
+
+def cmd_db(a) -> None:
+    from riskcore import db
+
+    if a.rebuild:
+        runs = db.rebuild(a.data_dir)
+        print(f"rebuilt the database from {len(runs)} run(s): {', '.join(runs)}")
+    if a.sql:
+        print(db.query(a.sql, data_dir=a.data_dir).to_string(index=False))
+        return
+    print(db.describe(a.data_dir).to_string(index=False))
+
+
+def cmd_show(a) -> None:
+    from riskcore import paths
+    from riskcore.render import save_board_png
+    from riskcore.replay import load_game, replay
+
+    events, missions, config, _ = load_game(a.run, a.game, a.data_dir)
+    last = int(events.seq.max())
+    seq = last if a.seq is None else a.seq
+    if not 0 <= seq <= last:
+        raise ValueError(f"--seq {seq} out of range: game {a.game} of run {a.run!r} has events 0..{last}")
+    state = replay(events, missions, config, until_seq=seq, label=f"run {a.run!r} game {a.game}")
+    out = a.out or paths.figures_dir() / f"board-{a.run}-{a.game}-{seq}.png"
+    save_board_png(state.board, state.owner, state.armies, out,
+                   title=f"{a.run} game {a.game}, event {seq}, turn {state.turn}")
+    print(out)
+
+
+def cmd_summary(a) -> None:
+    from riskcore.summary import write_summary
+
+    print(write_summary(a.run, a.data_dir, a.out_dir))
+
+
+def cmd_bench(a) -> None:
+    from riskcore.bench import run_bench
+
+    print(run_bench(a.games, a.out_dir).to_string(index=False))
+
+
+COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
+            "bench": cmd_bench}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        COMMANDS[args.command](args)
+    except (ValueError, RuntimeError, KeyError, FileNotFoundError) as exc:
+        print(f"riskcore {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

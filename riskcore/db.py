@@ -1,0 +1,110 @@
+"""The embedded DuckDB database: derived from the Parquet traces, rebuildable, replaced run by run in one
+transaction so that readers never see half a run.
+
+Notebooks open it read-only (`connect(read_only=True)`) and close it when done: DuckDB lets one process write.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from riskcore import paths
+
+
+class DataError(RuntimeError):
+    """Missing or corrupt data; the message names the run, table or file."""
+
+
+def connect(data_dir: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    db = paths.db_path(data_dir)
+    if read_only and not db.exists():
+        raise DataError(f"no database at {db}: run `riskcore simulate` (or `make report`) first")
+    db.parent.mkdir(parents=True, exist_ok=True)
+    return duckdb.connect(str(db), read_only=read_only)
+
+
+def _sql_list(files: list[Path]) -> str:
+    return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+
+
+def register_tables(con: duckdb.DuckDBPyConnection, key_column: str, key: str, run_dir: Path) -> dict[str, int]:
+    """Replace the rows `key_column = key` of every table found under `run_dir/<table>/*.parquet`.
+
+    Must run inside a transaction opened by the caller. Returns rows inserted per table.
+    """
+    counts = {}
+    for table_dir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
+        files = sorted(table_dir.glob("*.parquet"))
+        if not files:
+            continue
+        name, src = table_dir.name, f"read_parquet({_sql_list(files)}, hive_partitioning = false)"
+        try:
+            con.execute(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM {src} LIMIT 0")
+            con.execute(f"DELETE FROM {name} WHERE {key_column} = ?", [key])
+            con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {src}")
+        except duckdb.Error as exc:
+            raise DataError(f"cannot register table {name!r} of {key_column} {key!r} from {table_dir}: {exc}") from None
+        counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE {key_column} = ?", [key]).fetchone()[0]
+    return counts
+
+
+def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
+    """Atomically replace run `run` in the database with the Parquet tables under `run_dir`."""
+    con = connect(data_dir)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        counts = register_tables(con, "run", run, run_dir)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+    return counts
+
+
+def rebuild(data_dir: Path | None = None) -> list[str]:
+    """Drop every trace table and re-register all runs found under `data/traces/`."""
+    traces = paths.traces_dir(data_dir)
+    runs = sorted(p for p in traces.glob("run=*") if p.is_dir()) if traces.exists() else []
+    con = connect(data_dir)
+    try:
+        con.execute("BEGIN TRANSACTION")
+        for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+        for run_dir in runs:
+            register_tables(con, "run", run_dir.name.split("=", 1)[1], run_dir)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.close()
+    return [r.name.split("=", 1)[1] for r in runs]
+
+
+def describe(data_dir: Path | None = None) -> pd.DataFrame:
+    """Every table with its row count and columns."""
+    con = connect(data_dir, read_only=True)
+    try:
+        rows = []
+        for (name,) in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall():
+            n = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+            cols = con.execute(f"SELECT column_name || ' ' || data_type FROM information_schema.columns "
+                               f"WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
+            rows.append({"table": name, "rows": n, "columns": ", ".join(c for (c,) in cols)})
+        return pd.DataFrame(rows)
+    finally:
+        con.close()
+
+
+def query(sql: str, params: list | None = None, data_dir: Path | None = None) -> pd.DataFrame:
+    """Run one read-only query and close the connection (safe while another process writes later)."""
+    con = connect(data_dir, read_only=True)
+    try:
+        return con.execute(sql, params or []).df()
+    finally:
+        con.close()

@@ -1,0 +1,74 @@
+"""Play one seeded game and return its record.
+
+Seeds: a game's integer seed feeds `SeedSequence(seed).spawn(1 + n_players)`: stream 0 is chance (deal, missions,
+dice, cards) and stream 1 + p belongs to the agent in seat p, so changing an agent never changes the dice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from riskcore.actions import Action, Attack, IllegalAction
+from riskcore.agents import PlayerView, make_agent
+from riskcore.board import Board, load_board
+from riskcore.chance import RngChance
+from riskcore.config import GameConfig
+from riskcore.engine import GameState, new_game, step
+
+
+@dataclass
+class GameRecord:
+    seed: int
+    agents: list[str]
+    state: GameState
+    actions: int = 0
+    missions: list[int] = field(default_factory=list)
+
+    @property
+    def winner(self) -> int:
+        return self.state.winner
+
+
+def game_streams(seed: int, n_players: int) -> list[np.random.Generator]:
+    """[chance, agent 0, agent 1, ...] generators from one recorded seed."""
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(1 + n_players)]
+
+
+def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Board | None = None,
+              max_actions: int = 1_000_000,
+              observer: Callable[[GameState, Action], None] | None = None) -> GameRecord:
+    """Play a full game with the given agent spec per seat; illegal agent actions raise `IllegalAction`.
+
+    `observer(state, action)` is called before each action is applied (tests use it to check invariants).
+    """
+    board = board or load_board(config.board)
+    if len(agent_specs) != config.n_players:
+        raise ValueError(f"{len(agent_specs)} agent specs for {config.n_players} players")
+    chance_rng, *agent_rngs = game_streams(seed, config.n_players)
+    state = new_game(board, config, RngChance(chance_rng))
+    agents = [make_agent(spec, p, agent_rngs[p]) for p, spec in enumerate(agent_specs)]
+    views = [PlayerView(state, p) for p in range(config.n_players)]
+    n_actions = 0
+    while not state.is_terminal:
+        me = state.current
+        action = agents[me].act(views[me])
+        defender_dice = None
+        if isinstance(action, Attack) and action.stop_at is None and 0 <= action.dst < board.n_territories:
+            victim = int(state.owner[action.dst])
+            if victim >= 0 and victim != me:
+                dice = action.dice or min(3, int(state.armies[action.src]) - 1)
+                defender_dice = agents[victim].defend_dice(views[victim], action.src, action.dst, dice)
+        if observer is not None:
+            observer(state, action)
+        try:
+            step(state, action, defender_dice)
+        except IllegalAction as exc:
+            raise IllegalAction(f"agent {agent_specs[me]!r} (seat {me}, game seed {seed}): {exc}") from None
+        n_actions += 1
+        if n_actions > max_actions:
+            raise RuntimeError(f"game seed {seed} exceeded {max_actions} actions")
+    missions = [m.index for m in state.missions] if config.mode == "mission" else []
+    return GameRecord(seed=seed, agents=list(agent_specs), state=state, actions=n_actions, missions=missions)

@@ -1,0 +1,100 @@
+"""Secret mission cards (classic RISK) and their completion test.
+
+Kinds, as in the board file's `missions` list:
+- `continents`: hold every listed continent, plus `extra_continents` further continents of the player's choice.
+- `territories`: hold at least `territories` territories with at least `min_armies` armies on each.
+- `destroy`: eliminate colour `colour` yourself. If that colour is you, is not in play, or is eliminated by someone
+  else, the mission becomes "hold `fallback_territories` territories" (classic rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+KINDS = ("continents", "territories", "destroy")
+
+
+def validate_mission_specs(specs: Sequence[dict[str, Any]], continents: Sequence[str], n_colours: int,
+                           where: str) -> None:
+    """Raise `BoardError` naming the first malformed mission spec."""
+    from riskcore.board import BoardError
+
+    names = set()
+    for i, m in enumerate(specs):
+        label = f"{where}: mission #{i} {m.get('name', '?')!r}"
+        if not isinstance(m, dict) or m.get("kind") not in KINDS:
+            raise BoardError(f"{label}: kind must be one of {KINDS}")
+        if m.get("name") in names or not m.get("name"):
+            raise BoardError(f"{label}: mission names must be present and unique")
+        names.add(m["name"])
+        if m["kind"] == "continents":
+            bad = [c for c in m.get("continents", []) if c not in continents]
+            if not m.get("continents") or bad:
+                raise BoardError(f"{label}: unknown or missing continents {bad}")
+            if not 0 <= m.get("extra_continents", 0) <= len(continents) - len(m["continents"]):
+                raise BoardError(f"{label}: extra_continents out of range")
+        elif m["kind"] == "territories":
+            if int(m.get("territories", 0)) < 1 or int(m.get("min_armies", 1)) < 1:
+                raise BoardError(f"{label}: territories and min_armies must be positive")
+        elif not 0 <= int(m.get("colour", -1)) < n_colours:
+            raise BoardError(f"{label}: colour must be in 0..{n_colours - 1}")
+
+
+@dataclass(frozen=True)
+class Mission:
+    """A compiled mission card; `index` is its position in the board's mission list."""
+
+    index: int
+    name: str
+    kind: str
+    continents: tuple[int, ...] = ()
+    extra_continents: int = 0
+    territories: int = 0
+    min_armies: int = 1
+    colour: int = -1
+
+    @classmethod
+    def from_spec(cls, index: int, spec: dict[str, Any], continent_names: Sequence[str]) -> "Mission":
+        kind = spec["kind"]
+        if kind == "continents":
+            return cls(index, spec["name"], kind,
+                       continents=tuple(list(continent_names).index(c) for c in spec["continents"]),
+                       extra_continents=int(spec.get("extra_continents", 0)))
+        if kind == "territories":
+            return cls(index, spec["name"], kind, territories=int(spec["territories"]),
+                       min_armies=int(spec.get("min_armies", 1)))
+        return cls(index, spec["name"], kind, territories=int(spec.get("fallback_territories", 24)),
+                   colour=int(spec["colour"]))
+
+    def destroy_fallback(self, player: int, n_players: int, eliminated_by: np.ndarray) -> bool:
+        """True when a destroy mission has turned into its territory-count fallback."""
+        c = self.colour
+        return c == player or c >= n_players or (eliminated_by[c] >= 0 and eliminated_by[c] != player)
+
+    def complete(self, player: int, owned: np.ndarray, armies: np.ndarray, held_continents: np.ndarray,
+                 n_players: int, eliminated_by: np.ndarray) -> bool:
+        """Whether `player` has fulfilled this mission.
+
+        Args:
+            owned: bool mask of the player's territories.
+            held_continents: bool mask of continents the player holds entirely.
+            eliminated_by: per colour, the player who eliminated it, or -1.
+        """
+        if self.kind == "continents":
+            if not all(held_continents[c] for c in self.continents):
+                return False
+            return int(held_continents.sum()) - len(self.continents) >= self.extra_continents
+        if self.kind == "territories":
+            if self.min_armies <= 1:
+                return int(owned.sum()) >= self.territories
+            return int((owned & (armies >= self.min_armies)).sum()) >= self.territories
+        if self.destroy_fallback(player, n_players, eliminated_by):
+            return int(owned.sum()) >= self.territories
+        return bool(eliminated_by[self.colour] == player)
+
+
+def compile_missions(board) -> tuple[Mission, ...]:
+    return tuple(Mission.from_spec(i, m, board.continent_names) for i, m in enumerate(board.missions))

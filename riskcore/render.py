@@ -1,0 +1,53 @@
+"""Board pictures: territories at their map positions, coloured by owner, labelled with army counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from riskcore.board import Board  # noqa: E402
+from riskcore.storage import atomic_path  # noqa: E402
+
+COLOURS = {"red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#e6c229", "black": "#444444",
+           "pink": "#e377c2"}
+
+
+def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, title: str = ""):
+    """Draw one position on a matplotlib axis (a new figure if none) and return the axis."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(12, 7))
+    pos = board.positions
+    for a, b in zip(*np.nonzero(np.triu(board.adjacency))):
+        (x1, y1), (x2, y2) = pos[a], pos[b]
+        if abs(x1 - x2) > 50:  # wrap-around borders (Alaska-Kamchatka) drawn as two stubs
+            ax.plot([x1, x1 - 3 if x1 < x2 else x1 + 3], [y1, y1], color="#bbbbbb", lw=0.8, zorder=1)
+            ax.plot([x2, x2 - 3 if x2 < x1 else x2 + 3], [y2, y2], color="#bbbbbb", lw=0.8, zorder=1)
+        else:
+            ax.plot([x1, x2], [y1, y2], color="#bbbbbb", lw=0.8, zorder=1)
+    colours = [COLOURS.get(board.colours[o], "#888888") if o >= 0 else "#ffffff" for o in owner]
+    ax.scatter(pos[:, 0], pos[:, 1], s=140 + 25 * np.sqrt(np.maximum(armies, 0)) * 10, c=colours,
+               edgecolors="black", linewidths=0.6, zorder=2)
+    for i, (x, y) in enumerate(pos):
+        ax.text(x, y, str(int(armies[i])), ha="center", va="center", fontsize=8, color="white", weight="bold",
+                zorder=3)
+        ax.text(x, y + 2.6, board.territories[i], ha="center", va="top", fontsize=6, zorder=3)
+    ax.set_xlim(pos[:, 0].min() - 5, pos[:, 0].max() + 5)
+    ax.set_ylim(pos[:, 1].max() + 6, pos[:, 1].min() - 5)
+    ax.set_axis_off()
+    ax.set_title(title)
+    return ax
+
+
+def save_board_png(board: Board, owner: np.ndarray, armies: np.ndarray, path: Path, title: str = "") -> Path:
+    fig, ax = plt.subplots(figsize=(12, 7))
+    draw_board(board, owner, armies, ax, title)
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path

@@ -1,0 +1,148 @@
+"""Rebuild games from their traces alone, with no RNG: the recorded outcomes stand in for chance.
+
+Each recorded action is turned back into a typed action and applied by the engine; the automatic events the engine
+emits (card draws, eliminations, the win) must equal the recorded ones, and so must every field of every event, so
+a corrupt or tampered trace fails with the game and event named.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Trade
+from riskcore.board import load_board
+from riskcore.chance import TraceChance, TraceError
+from riskcore.config import GameConfig
+from riskcore.db import DataError, query
+from riskcore.engine import EVENT_FIELDS, GameState, new_game, step
+
+AUTOMATIC = {"deal", "draw_card", "eliminate", "win", "draw"}
+
+
+def _none(v):
+    if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
+        return None
+    return v.item() if hasattr(v, "item") else v
+
+
+def _action(row: dict) -> Action:
+    kind = row["kind"]
+    if kind == "claim":
+        return Claim(row["dst"])
+    if kind in ("place", "reinforce"):
+        return Place(row["dst"], row["armies"])
+    if kind == "trade":
+        return Trade(tuple(int(c) for c in row["cards"].split()))
+    if kind == "attack":
+        if row["stop_at"] is None:
+            return Attack(row["src"], row["dst"], row["attacker_dice"])
+        return Attack(row["src"], row["dst"], None, row["stop_at"])
+    if kind == "occupy":
+        return Occupy(row["armies"])
+    if kind == "end_attack":
+        return EndAttack()
+    if kind == "fortify":
+        return Fortify(row["src"], row["dst"], row["armies"])
+    if kind == "end_turn":
+        return EndTurn()
+    raise TraceError(f"unknown event kind {kind!r}")
+
+
+def iter_replay(events: pd.DataFrame, missions: list[int], config: GameConfig, label: str = "game"
+                ) -> Iterator[tuple[int, GameState]]:
+    """Yield `(last seq applied, state)` after the deal and after every recorded action.
+
+    `events` holds one game's rows ordered by `seq`; `missions` the mission index per player (mission mode).
+    """
+    rows = [{k: _none(v) for k, v in r.items()} for r in events.to_dict("records")]
+    for i, r in enumerate(rows):
+        if r["seq"] != i:
+            raise TraceError(f"{label}: event sequence broken at position {i} (seq {r['seq']})")
+    board = load_board(config.board)
+    deal = [r["dst"] for r in rows if r["kind"] == "deal"]
+    battles = [(r["attacker_losses"], r["defender_losses"]) for r in rows if r["kind"] == "attack"]
+    draws = [int(r["cards"]) for r in rows if r["kind"] == "draw_card"]
+    chance = TraceChance(deal, missions, battles, draws)
+    try:
+        state = new_game(board, config, chance)
+    except (IllegalAction, TraceError) as exc:
+        raise TraceError(f"{label}: cannot set up the game: {exc}") from None
+    _compare(state, rows, 0, label)
+    yield len(state.log) - 1, state
+    while len(state.log) < len(rows):
+        row = rows[len(state.log)]
+        start = len(state.log)
+        if row["kind"] in AUTOMATIC:
+            raise TraceError(f"{label}: event {row['seq']} ({row['kind']}) was not produced by the rules here")
+        try:
+            action = _action(row)
+            d_dice = row["defender_dice"] if row["kind"] == "attack" and row["stop_at"] is None else None
+            step(state, action, d_dice)
+        except (IllegalAction, TraceError, KeyError, AttributeError, TypeError, ValueError) as exc:
+            raise TraceError(f"{label}: event {row['seq']} ({row['kind']}) cannot be replayed: {exc}") from None
+        _compare(state, rows, start, label)
+        yield len(state.log) - 1, state
+    if not state.is_terminal:
+        raise TraceError(f"{label}: trace ends before the game does (truncated?)")
+
+
+def _compare(state: GameState, rows: list[dict], start: int, label: str) -> None:
+    for i in range(start, len(state.log)):
+        if i >= len(rows):
+            raise TraceError(f"{label}: replay produced event {i} ({state.log[i][4]}) missing from the trace")
+        got = dict(zip(EVENT_FIELDS, state.log[i]))
+        want = {k: rows[i][k] for k in EVENT_FIELDS}
+        if got != want:
+            diff = {k: (want[k], got[k]) for k in EVENT_FIELDS if got[k] != want[k]}
+            raise TraceError(f"{label}: event {i} differs from the rules' replay (recorded, replayed): {diff}")
+
+
+def replay(events: pd.DataFrame, missions: list[int], config: GameConfig, until_seq: int | None = None,
+           label: str = "game") -> GameState:
+    """The state after event `until_seq` (default: the end of the game)."""
+    state = None
+    for seq, state in iter_replay(events, missions, config, label):
+        if until_seq is not None and seq >= until_seq:
+            break
+    return state
+
+
+def load_game(run: str, game_id: int, data_dir: Path | None = None
+              ) -> tuple[pd.DataFrame, list[int], GameConfig, pd.DataFrame]:
+    """(events, missions, config, snapshots) of one recorded game from DuckDB."""
+    runs = query("SELECT config FROM runs WHERE run = ?", [run], data_dir)
+    if runs.empty:
+        raise DataError(f"no run {run!r} in the database")
+    config = GameConfig.from_dict(json.loads(runs.config[0])["config"])
+    events = query("SELECT * FROM events WHERE run = ? AND game_id = ? ORDER BY seq", [run, game_id], data_dir)
+    if events.empty:
+        raise DataError(f"run {run!r} has no events for game {game_id}")
+    players = query("SELECT player, mission_index FROM players WHERE run = ? AND game_id = ? ORDER BY player",
+                    [run, game_id], data_dir)
+    missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
+    snaps = query("SELECT turn, territory, owner, armies FROM snapshots WHERE run = ? AND game_id = ? "
+                  "ORDER BY turn, territory", [run, game_id], data_dir)
+    return events, missions, config, snaps
+
+
+def verify_game(run: str, game_id: int, data_dir: Path | None = None) -> int:
+    """Replay a recorded game and check every event and every turn snapshot; return the events checked."""
+    events, missions, config, snaps = load_game(run, game_id, data_dir)
+    label = f"run {run!r} game {game_id}"
+    state = replay(events, missions, config, label=label)
+    n = state.board.n_territories
+    replayed = {turn: (owner, armies) for turn, _, owner, armies in state.snapshots}
+    for turn, grp in snaps.groupby("turn"):
+        if turn not in replayed or len(grp) != n:
+            raise TraceError(f"{label}: snapshot of turn {turn} does not match the replay")
+        owner, armies = replayed[turn]
+        if not (np.array_equal(grp.owner.to_numpy(), owner) and np.array_equal(grp.armies.to_numpy(), armies)):
+            raise TraceError(f"{label}: snapshot of turn {turn} differs from the replayed state")
+    if len(replayed) != snaps.turn.nunique():
+        raise TraceError(f"{label}: {len(replayed)} turns replayed, {snaps.turn.nunique()} snapshots recorded")
+    return len(events)

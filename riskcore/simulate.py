@@ -1,0 +1,109 @@
+"""Simulate a run of seeded games and land it as Parquet traces registered in DuckDB.
+
+Game `g` of run seed `S` gets the integer seed drawn from `SeedSequence(S).spawn(n)[g]`, and seat `s` plays
+agent `agents[(s + g) mod n_players]` (the agent list cycled to the player count), so every agent sits in every
+seat equally often. Games are simulated in fixed chunks (one Parquet file per chunk and table); the chunking does
+not depend on the worker count, so the same seed and config give byte-identical files however the work is spread.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from riskcore import ENGINE_VERSION, paths
+from riskcore.agents import validate_spec
+from riskcore.board import load_board
+from riskcore.config import GameConfig
+from riskcore.db import register_run
+from riskcore.game import play_game
+from riskcore.parallel import run_tasks
+from riskcore.storage import check_name, replace_dir, staging_dir, write_parquet
+from riskcore.trace import records_to_tables
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    run: str
+    games: int
+    config: GameConfig
+    agents: tuple[str, ...]
+    seed: int
+    chunk: int = 25
+
+    def __post_init__(self) -> None:
+        check_name("run", self.run)
+        if self.games < 1:
+            raise ValueError(f"--games must be at least 1, got {self.games}")
+        if self.chunk < 1:
+            raise ValueError(f"chunk must be at least 1, got {self.chunk}")
+        if not self.agents:
+            raise ValueError("at least one agent is needed")
+        if len(self.agents) > self.config.n_players:
+            raise ValueError(f"{len(self.agents)} agents given for {self.config.n_players} players")
+        for spec in self.agents:
+            validate_spec(spec)
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be in 0..2**63-1, got {self.seed}")
+        load_board(self.config.board)
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["config"] = asdict(self.config)
+        return json.dumps(d, sort_keys=True)
+
+
+def game_seeds(seed: int, n: int) -> list[int]:
+    """Independent 63-bit game seeds derived from the run seed."""
+    return [int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)) for ss in np.random.SeedSequence(seed).spawn(n)]
+
+
+def seat_agents(agents: tuple[str, ...], n_players: int, game_id: int) -> list[str]:
+    base = [agents[i % len(agents)] for i in range(n_players)]
+    return [base[(s + game_id) % n_players] for s in range(n_players)]
+
+
+def simulate_chunk(spec: RunSpec, game_ids: list[int], seeds: list[int]) -> dict[str, pa.Table]:
+    board = load_board(spec.config.board)
+    records = [play_game(spec.config, seat_agents(spec.agents, spec.config.n_players, g), s, board)
+               for g, s in zip(game_ids, seeds)]
+    return records_to_tables(spec.run, game_ids, records)
+
+
+def runs_table(spec: RunSpec) -> pa.Table:
+    return pa.table({"run": [spec.run], "seed": pa.array([spec.seed], pa.int64()),
+                     "engine_version": [ENGINE_VERSION], "config": [spec.to_json()],
+                     "games": pa.array([spec.games], pa.int32()), "agents": [",".join(spec.agents)],
+                     "mode": [spec.config.mode], "n_players": pa.array([spec.config.n_players], pa.int8())})
+
+
+def simulate(spec: RunSpec, data_dir: Path | None = None, workers: int | None = None,
+             dask_address: str | None = None, progress: bool = True) -> dict[str, int]:
+    """Run the games, write `traces/run=NAME/<table>/part-*.parquet`, register in DuckDB; return row counts.
+
+    All files are staged in a hidden directory; the database is updated in one transaction from the staged files
+    and only then is the run directory swapped in, so an interruption leaves the previous run intact.
+    """
+    data_dir = Path(data_dir or paths.data_dir())
+    final = paths.traces_dir(data_dir) / f"run={spec.run}"
+    seeds = game_seeds(spec.seed, spec.games)
+    chunks = [list(range(i, min(i + spec.chunk, spec.games))) for i in range(0, spec.games, spec.chunk)]
+    stage = staging_dir(final)
+    try:
+        tasks = [(spec, ids, [seeds[g] for g in ids]) for ids in chunks]
+        for i, tables in run_tasks(simulate_chunk, tasks, workers, dask_address, desc=f"simulate {spec.run}",
+                                   progress=progress):
+            for name, table in tables.items():
+                write_parquet(table, stage / name / f"part-{i:05d}.parquet")
+        write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
+        counts = register_run(stage, spec.run, data_dir)
+        replace_dir(stage, final)
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+    return counts

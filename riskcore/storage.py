@@ -1,0 +1,69 @@
+"""Atomic file and directory writes: write beside the target, then rename, so nothing is ever half-written."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+
+
+def check_name(kind: str, name: str) -> str:
+    """Run and sweep names become directory names: letters, digits, `_ . -` only."""
+    if not NAME_RE.match(name or ""):
+        raise ValueError(f"bad {kind} name {name!r}: use letters, digits, '_', '.', '-' (at most 100)")
+    return name
+
+
+def write_parquet(table: pa.Table, path: Path) -> None:
+    """Deterministic Parquet (same table -> same bytes), written atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=True, write_statistics=True)
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """Yield a temporary path in the same directory; on success rename it over `path`, else delete it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_text(path: Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def replace_dir(staged: Path, final: Path) -> None:
+    """Put a fully written directory in place of `final` (the old one is removed only after the swap)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    trash = None
+    if final.exists():
+        trash = final.with_name(f".trash-{final.name}-{os.getpid()}")
+        os.replace(final, trash)
+    os.replace(staged, final)
+    if trash is not None:
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def staging_dir(final: Path) -> Path:
+    """A fresh hidden directory beside `final` to write into before `replace_dir`."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))

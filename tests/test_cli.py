@@ -1,0 +1,81 @@
+import pytest
+
+from riskcore import simulate as simulate_module
+from riskcore.cli import main
+from riskcore.db import query
+
+SIM = ["simulate", "--run", "c", "--games", "6", "--chunk", "3", "--workers", "1", "--quiet"]
+
+
+def test_unknown_option_is_rejected_by_name(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(SIM + ["--bogus", "1"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--agents", "wizard"], "unknown agent 'wizard'"),
+    (["--agents", "mission:focus=3"], "focus must be in [0, 1]"),
+    (["--agents", "mission:speed=3"], "speed"),
+    (["--run", "bad/name"], "bad run name 'bad/name'"),
+    (["--players", "7"], "n_players=7"),
+    (["--board", "nowhere.json"], "board 'nowhere.json' not found"),
+])
+def test_bad_arguments_get_clear_errors(tmp_path, capsys, args, needle):
+    assert main(SIM + ["--data-dir", str(tmp_path)] + args) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_bad_board_file_is_named(tmp_path, capsys):
+    board = tmp_path / "b.json"
+    board.write_text('{"continents": [], "borders": [], "cards": {}}')
+    assert main(SIM + ["--data-dir", str(tmp_path), "--board", str(board)]) == 2
+    assert "needs at least two territories" in capsys.readouterr().err
+
+
+def test_simulate_db_replay_show_round_trip(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data + ["--agents", "mission,random"]) == 0
+    assert main(["db"] + data) == 0
+    out = capsys.readouterr().out
+    assert "events" in out and "snapshots" in out
+    assert main(["replay", "--run", "c"] + data) == 0
+    assert "replayed 6 game(s)" in capsys.readouterr().out
+    png = tmp_path / "board.png"
+    assert main(["show", "--run", "c", "--game", "2", "--seq", "100", "--out", str(png)] + data) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert main(["show", "--run", "c", "--seq", "999999"] + data) == 2
+
+
+def test_rerun_replaces_the_run_instead_of_appending(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    main(SIM + data)
+    main(SIM + data + ["--games", "4"])
+    games = query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0]
+    assert games == 4
+    assert len(list((tmp_path / "traces" / "run=c" / "games").glob("*.parquet"))) == 2
+
+
+def test_interrupted_run_leaves_previous_data_intact(tmp_path, monkeypatch):
+    data = ["--data-dir", str(tmp_path)]
+    main(SIM + data)
+    before = sorted(p.name for p in (tmp_path / "traces" / "run=c" / "events").iterdir())
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(simulate_module, "register_run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        main(SIM + data + ["--games", "9", "--seed", "4"])
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 6
+    assert sorted(p.name for p in (tmp_path / "traces" / "run=c" / "events").iterdir()) == before
+    assert [p.name for p in (tmp_path / "traces").iterdir()] == ["run=c"]  # no staging left behind
+
+
+def test_rebuild_rederives_the_database_from_parquet(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path)]
+    main(SIM + data)
+    (tmp_path / "riskcore.duckdb").unlink()
+    assert main(["db", "--rebuild"] + data) == 0
+    assert query("SELECT count(*) AS n FROM events WHERE run = 'c'", data_dir=tmp_path).n[0] > 0
