@@ -199,3 +199,14 @@ def test_bad_config_rejected_naming_the_field():
         GameConfig(n_players=7)
     with pytest.raises(ConfigError, match="unknown game config field"):
         GameConfig.from_dict({"players": 4})
+
+
+def test_deck_recycles_traded_cards_when_empty(small):
+    s = position(small, [0, 0, 0, 1, 1, 1, 1, 1, 1, 1], [1, 1, 6, 1, 1, 1, 1, 1, 1, 1],
+                 chance=ScriptedChance(battles=[(0, 1)], draws=[4]))
+    s.deck, s.discard = [], [4, 5, 6]
+    step(s, Attack(N3, E1, dice=3))
+    step(s, Occupy(3))
+    step(s, EndAttack())
+    step(s, EndTurn())
+    assert s.hands[0] == [4] and s.deck == [5, 6] and s.discard == []

@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from riskcore.agents import AgentSpecError, PlayerView, make_agent, parse_spec
+from riskcore.config import GameConfig
+from riskcore.game import play_game
+
+
+def test_view_shows_own_mission_and_hand_only():
+    rec = play_game(GameConfig(), ["mission"] * 4, 8)
+    view = PlayerView(rec.state, 2)
+    assert view.mission is rec.state.missions[2]
+    assert view.hand == tuple(rec.state.hands[2])
+    assert view.card_counts == tuple(len(h) for h in rec.state.hands)
+    assert not hasattr(view, "missions") and not hasattr(view, "hands") and not hasattr(view, "deck")
+
+
+def test_view_arrays_are_read_only_but_follow_the_game():
+    rec = play_game(GameConfig(), ["mission"] * 4, 8)
+    view = PlayerView(rec.state, 0)
+    with pytest.raises(ValueError):
+        view.armies[0] = 99
+    rec.state.armies[0] += 1
+    assert view.armies[0] == rec.state.armies[0]
+
+
+def test_spec_parsing():
+    assert parse_spec("mission:focus=0.8:threshold=0.7") == ("mission", {"focus": 0.8, "threshold": 0.7})
+    with pytest.raises(AgentSpecError, match="name=value"):
+        parse_spec("mission:focus")
+    with pytest.raises(AgentSpecError, match="unexpected keyword argument 'speed'"):
+        make_agent("mission:speed=2", 0, np.random.default_rng(0))
+
+
+def test_constrained_mission_agent_attacks_only_mission_targets():
+    from riskcore.actions import Attack
+    from riskcore.agents.heuristic import mission_targets
+
+    seen = []
+
+    def watch(state, action):
+        if isinstance(action, Attack) and state.current == 0:
+            targets = mission_targets(PlayerView(state, 0))
+            if targets is not None:
+                seen.append(bool(targets[action.dst]))
+
+    for seed in range(15):
+        play_game(GameConfig(), ["mission:focus=1", "mission", "mission", "mission"], seed, observer=watch)
+    assert seen and all(seen)
