@@ -1,0 +1,343 @@
+"""One pass over a run's events that stores, for every observation, what any recogniser needs.
+
+Observations of player p (kinds in `KINDS`): reinforce T; successful / failed attack on N (from T); successful /
+failed defence of T (when p is attacked); fortify into N; card trade (bonus territory); setup placement (optional).
+The window opens with the first turn after setup (setup placements with `include_setup`) and closes at the
+player's elimination, or just before the game-ending action (the final occupy and its attack, or the final
+fortify or placement), so the end state never gives the answer away.
+
+For each observation we store, from the territories p owns just before it (Khan 2013, GENERATEPENDINGSET):
+`n_owned` (each gives reinforce, defend-won, defend-lost pending actions), `n_attack` (pairs owned T -> enemy
+neighbour N: attack-won and attack-lost), `n_fortify` (pairs owned T -> owned neighbour N), and per explanation
+e the counts inside e's territories (`owned_in`, `attack_in`, `fortify_in`, counted at N) and whether the observed
+action is consistent with e. Any PHATT weighting is then a vectorised formula over these counts.
+
+For inverse planning we also store each attack and reinforcement decision's candidate set (`rec_candidates`):
+one row per (candidate, enemy target) pair with the exact conquest odds and a bit mask of the explanations
+whose territories contain the target; `cand` groups the rows of one candidate, `chosen` marks the observed one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from riskcore import ENGINE_VERSION, paths
+from riskcore.battle import win_probability_table
+from riskcore.board import load_board
+from riskcore.chance import TraceError
+from riskcore.config import GameConfig
+from riskcore.db import DataError, query, register_run
+from riskcore.parallel import run_tasks
+from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
+from riskcore.storage import replace_dir, staging_dir, write_parquet
+
+KINDS = ("reinforce", "defend_won", "defend_lost", "fortify", "attack_won", "attack_lost", "trade", "place")
+PENDING_KINDS = KINDS[:6]  # the kinds in PHATT's pending set
+KIND = {k: i for i, k in enumerate(KINDS)}
+
+EVENT_COLUMNS = ("game_id", "seq", "turn", "player", "kind", "src", "dst", "armies", "attacker_losses",
+                 "defender_losses", "conquered", "opponent")
+_ODDS = win_probability_table(64)
+_CAP = _ODDS.shape[0] - 1
+CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_chosen")
+
+
+@dataclass
+class Features:
+    """Observation arrays of one run, sorted by (game_id, player, obs)."""
+
+    obs: pd.DataFrame  # one row per observation
+    owned_in: np.ndarray  # (N, E)
+    attack_in: np.ndarray  # (N, E)
+    fortify_in: np.ndarray  # (N, E)
+    member_size: np.ndarray  # (N, E) territories each explanation covers at that time
+    consistent: np.ndarray  # (N, E) bool: observed action consistent with explanation
+    hyp: Hypotheses
+    truth: pd.DataFrame  # (game_id, player, mission, card index or -1, won, agent)
+
+    @property
+    def n(self) -> int:
+        return len(self.obs)
+
+    def select(self, mask: np.ndarray) -> "Features":
+        return Features(self.obs[mask].reset_index(drop=True), self.owned_in[mask], self.attack_in[mask],
+                        self.fortify_in[mask], self.member_size[mask], self.consistent[mask], self.hyp, self.truth)
+
+
+def _cutoff(kinds: list[str]) -> int:
+    """Index of the first event an observer must not see: the game-ending action (and its attack)."""
+    if not kinds or kinds[-1] != "win":
+        return len(kinds)
+    cut = len(kinds) - 2  # the action that ended the game
+    if cut >= 1 and kinds[cut] == "occupy" and kinds[cut - 1] == "attack":
+        cut -= 1
+    return max(cut, 0)
+
+
+def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, include_setup: bool = False
+                 ) -> dict[str, list]:
+    """Observations of every player of one game; `ev` holds the game's event columns ordered by seq."""
+    board = hyp.board
+    n = board.n_territories
+    adj = board.adjacency.astype(np.int64)
+    owner = np.full(n, -1, dtype=np.int64)
+    armies = np.zeros(n, dtype=np.int64)
+    e_src, e_dst = np.nonzero(board.adjacency)
+    bit_values = (1 << np.arange(hyp.size)).astype(np.int64)
+    kinds = list(ev["kind"])
+    cut = _cutoff(kinds)
+    out: dict[str, list] = {k: [] for k in ("game_id", "player", "seq", "turn", "kind", "territory", "src",
+                                            "n_owned", "n_attack", "n_fortify", "owned_in", "attack_in",
+                                            "fortify_in", "member_size", "consistent")}
+    out.update({k: [] for k in CANDIDATE_FIELDS})
+    eliminated = [False] * n_players
+    cache: dict[int, tuple] = {}
+    version = [0] * n_players  # bumps when a player's territories change
+
+    def pending(p: int):
+        key = (p, version[p])
+        if key not in cache:
+            o = (owner == p).astype(np.int64)
+            m = hyp.membership(owner)
+            adj_owned = adj @ o
+            enemy_w = adj_owned * (1 - o)
+            fort_w = adj_owned * o
+            cache.clear() if len(cache) > 64 else None
+            cache[key] = (int(o.sum()), int(enemy_w.sum()), int(fort_w.sum()), m @ o, m @ enemy_w, m @ fort_w,
+                          m.sum(axis=1), m)
+        return cache[key]
+
+    def observe(p: int, i: int, kind: str, t: int, src: int | None) -> None:
+        if eliminated[p]:
+            return
+        n_owned, n_att, n_fort, own_in, att_in, fort_in, size, m = pending(p)
+        inside = m[:, t] if t >= 0 else np.ones(hyp.size, dtype=bool)
+        consistent = ~inside if kind == "defend_lost" else inside
+        for key, value in (("game_id", int(ev["game_id"][i])), ("player", p), ("seq", int(ev["seq"][i])),
+                           ("turn", int(ev["turn"][i])), ("kind", KIND[kind]), ("territory", t),
+                           ("src", -1 if src is None else src), ("n_owned", n_owned), ("n_attack", n_att),
+                           ("n_fortify", n_fort), ("owned_in", own_in), ("attack_in", att_in),
+                           ("fortify_in", fort_in), ("member_size", size), ("consistent", consistent)):
+            out[key].append(value)
+
+    def candidates(p: int, i: int, chosen: int, extra: int, attack: bool) -> None:
+        """Decision candidates: attack pairs (src, dst), or territories to reinforce with `extra` armies."""
+        front = (owner[e_src] == p) & (owner[e_dst] != p)
+        if attack:
+            front &= armies[e_src] >= 2
+        s_, d_ = e_src[front], e_dst[front]
+        odds = _ODDS[np.minimum(armies[s_] - 1 + extra, _CAP), np.minimum(armies[d_], _CAP)]
+        bits = (hyp.membership(owner)[:, d_] * bit_values[:, None]).sum(axis=0)
+        if attack:
+            cand, is_chosen = np.arange(len(s_)), (s_ * n + d_) == chosen
+        else:  # every owned territory is a candidate; interior ones score nothing
+            mine = np.flatnonzero(owner == p)
+            inner = np.setdiff1d(mine, s_)
+            s_ = np.r_[s_, inner]
+            odds = np.r_[odds, np.zeros(len(inner))]
+            bits = np.r_[bits, np.zeros(len(inner), dtype=np.int64)]
+            cand, is_chosen = s_, s_ == chosen
+        if not is_chosen.any():
+            return
+        g, q = int(ev["game_id"][i]), int(ev["seq"][i])
+        m = len(cand)
+        out["c_game_id"].extend([g] * m)
+        out["c_player"].extend([p] * m)
+        out["c_seq"].extend([q] * m)
+        out["c_cand"].extend(cand.tolist())
+        out["c_odds"].extend(odds.tolist())
+        out["c_bits"].extend(bits.tolist())
+        out["c_chosen"].extend(is_chosen.tolist())
+
+    def num(col: str, i: int) -> int:
+        v = ev[col][i]
+        return -1 if v is None or (isinstance(v, float) and np.isnan(v)) else int(v)
+
+    for i in range(len(kinds)):
+        kind, p = kinds[i], int(ev["player"][i])
+        dst, src, amount = num("dst", i), num("src", i), num("armies", i)
+        if kind in ("deal", "claim"):
+            owner[dst] = p
+            armies[dst] += 1
+            version[p] += 1
+            continue
+        if i >= cut:
+            break
+        turn = int(ev["turn"][i])
+        if kind in ("place", "reinforce"):
+            if (kind == "place" and include_setup) or (kind == "reinforce" and turn >= 1):
+                observe(p, i, kind, dst, None)
+                if not eliminated[p]:
+                    candidates(p, i, dst, amount, attack=False)
+            armies[dst] += amount
+        elif kind == "trade":
+            if turn >= 1:
+                observe(p, i, "trade", dst, None)
+            if dst >= 0:
+                armies[dst] += 2
+        elif kind in ("fortify", "occupy"):
+            if kind == "fortify":
+                observe(p, i, "fortify", dst, src)
+            armies[src] -= amount
+            armies[dst] += amount
+        elif kind == "attack":
+            won = bool(ev["conquered"][i])
+            victim = int(ev["opponent"][i])
+            observe(p, i, "attack_won" if won else "attack_lost", dst, src)
+            observe(victim, i, "defend_lost" if won else "defend_won", dst, None)
+            if not eliminated[p]:
+                candidates(p, i, src * n + dst, 0, attack=True)
+            armies[src] -= num("attacker_losses", i)
+            armies[dst] -= num("defender_losses", i)
+            if won:
+                owner[dst] = p
+                version[p] += 1
+                version[victim] += 1
+        elif kind == "eliminate":
+            eliminated[int(ev["opponent"][i])] = True
+    return out
+
+
+def extract_chunk(hyp_name: str, board_name: str, n_players: int, include_setup: bool,
+                  events: dict[str, np.ndarray]) -> dict[str, list]:
+    hyp = build_hypotheses(load_board(board_name), hyp_name)
+    gids = events["game_id"]
+    bounds = np.flatnonzero(np.diff(gids)) + 1
+    merged: dict[str, list] = {}
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(gids)]):
+        game = {k: v[lo:hi] for k, v in events.items()}
+        part = extract_game(game, n_players, hyp, include_setup)
+        for k, v in part.items():
+            merged.setdefault(k, []).extend(v)
+    return merged
+
+
+def _run_config(run: str, data_dir: Path | None) -> GameConfig:
+    import json
+
+    runs = query("SELECT config FROM runs WHERE run = ?", [run], data_dir)
+    if runs.empty:
+        raise DataError(f"no run {run!r} in the database: simulate it first")
+    return GameConfig.from_dict(json.loads(runs.config[0])["config"])
+
+
+def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypotheses) -> dict[str, pa.Table]:
+    """Arrow tables: `rec_observations` (one row per observation) and `rec_pending` (observation x explanation)."""
+    n = len(parts["game_id"])
+    obs = pa.table({
+        "run": pa.array([run] * n), "hypotheses": pa.array([hyp_name] * n),
+        "game_id": pa.array(parts["game_id"], pa.int32()), "player": pa.array(parts["player"], pa.int8()),
+        "obs": pa.array(_obs_index(parts), pa.int32()), "seq": pa.array(parts["seq"], pa.int32()),
+        "turn": pa.array(parts["turn"], pa.int32()),
+        "kind": pa.array([KINDS[k] for k in parts["kind"]], pa.string()),
+        "territory": pa.array(parts["territory"], pa.int16()), "src": pa.array(parts["src"], pa.int16()),
+        "n_owned": pa.array(parts["n_owned"], pa.int16()), "n_attack": pa.array(parts["n_attack"], pa.int16()),
+        "n_fortify": pa.array(parts["n_fortify"], pa.int16()),
+        "engine_version": pa.array([ENGINE_VERSION] * n)})
+    e = hyp.size
+    stack = {k: np.asarray(parts[k]).reshape(n, e) if n else np.zeros((0, e)) for k in
+             ("owned_in", "attack_in", "fortify_in", "member_size", "consistent")}
+    pend = pa.table({
+        "run": pa.array([run] * (n * e)), "hypotheses": pa.array([hyp_name] * (n * e)),
+        "game_id": pa.array(np.repeat(parts["game_id"], e), pa.int32()),
+        "player": pa.array(np.repeat(parts["player"], e), pa.int8()),
+        "obs": pa.array(np.repeat(obs.column("obs").to_numpy(), e), pa.int32()),
+        "explanation": pa.array(np.tile(np.arange(e), n), pa.int8()),
+        "owned_in": pa.array(stack["owned_in"].ravel(), pa.int16()),
+        "attack_in": pa.array(stack["attack_in"].ravel(), pa.int16()),
+        "fortify_in": pa.array(stack["fortify_in"].ravel(), pa.int16()),
+        "member_size": pa.array(stack["member_size"].ravel(), pa.int16()),
+        "consistent": pa.array(stack["consistent"].ravel().astype(bool), pa.bool_())})
+    m = len(parts["c_game_id"])
+    cands = pa.table({
+        "run": pa.array([run] * m), "hypotheses": pa.array([hyp_name] * m),
+        "game_id": pa.array(parts["c_game_id"], pa.int32()), "player": pa.array(parts["c_player"], pa.int8()),
+        "seq": pa.array(parts["c_seq"], pa.int32()), "cand": pa.array(parts["c_cand"], pa.int32()),
+        "odds": pa.array(parts["c_odds"], pa.float32()), "bits": pa.array(parts["c_bits"], pa.int32()),
+        "chosen": pa.array(parts["c_chosen"], pa.bool_())})
+    return {"rec_observations": obs, "rec_pending": pend, "rec_candidates": cands}
+
+
+def _obs_index(parts: dict[str, list]) -> list[int]:
+    """Running observation number within each (game, player), in event order."""
+    counter: dict[tuple[int, int], int] = {}
+    idx = []
+    for g, p in zip(parts["game_id"], parts["player"]):
+        k = counter.get((g, p), 0)
+        idx.append(k)
+        counter[(g, p)] = k + 1
+    return idx
+
+
+def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = False, data_dir: Path | None = None,
+                   workers: int | None = None, dask_address: str | None = None, progress: bool = True,
+                   chunk_games: int = 100) -> dict[str, int]:
+    """Extract a run's observations once, write Parquet under `data/recognition/run=NAME/`, register in DuckDB."""
+    config = _run_config(run, data_dir)
+    hyp = build_hypotheses(load_board(config.board), hyp_name)
+    cols = ", ".join(EVENT_COLUMNS)
+    events = query(f"SELECT {cols} FROM events WHERE run = ? ORDER BY game_id, seq", [run], data_dir)
+    if events.empty:
+        raise DataError(f"run {run!r} has no events")
+    arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
+    arrays["kind"] = events["kind"].to_numpy(dtype=object)
+    for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses"):
+        arrays[c] = events[c].astype("float64").to_numpy()
+    arrays["conquered"] = events["conquered"].fillna(False).astype(bool).to_numpy()
+    game_ids = np.unique(arrays["game_id"])
+    tasks = []
+    for lo in range(0, len(game_ids), chunk_games):
+        ids = game_ids[lo:lo + chunk_games]
+        mask = (arrays["game_id"] >= ids[0]) & (arrays["game_id"] <= ids[-1])
+        tasks.append((hyp_name, config.board, config.n_players, include_setup, {k: v[mask] for k, v in arrays.items()}))
+    final = paths.data_dir() / "recognition" / f"run={run}" if data_dir is None else \
+        Path(data_dir) / "recognition" / f"run={run}"
+    stage = staging_dir(final)
+    try:
+        for i, parts in run_tasks(extract_chunk, tasks, workers, dask_address, desc=f"features {run}",
+                                  progress=progress):
+            for name, table in feature_tables(run, hyp_name, parts, hyp).items():
+                write_parquet(table, stage / name / f"part-{i:05d}.parquet")
+        counts = register_run(stage, run, data_dir)
+        replace_dir(stage, final)
+    finally:
+        if stage.exists():
+            import shutil
+
+            shutil.rmtree(stage, ignore_errors=True)
+    return counts
+
+
+def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None) -> Features:
+    """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs."""
+    config = _run_config(run, data_dir)
+    hyp = build_hypotheses(load_board(config.board), hyp_name)
+    try:
+        obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify "
+                    "FROM rec_observations WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs",
+                    [run, hyp_name], data_dir)
+        pend = query("SELECT owned_in, attack_in, fortify_in, member_size, consistent FROM rec_pending "
+                     "WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs, explanation",
+                     [run, hyp_name], data_dir)
+    except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
+        raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
+                        f"(it builds them): {exc}") from None
+    if obs.empty:
+        raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+    e = hyp.size
+    if len(pend) != len(obs) * e:
+        raise TraceError(f"recognition features of run {run!r} are corrupt: {len(pend)} pending rows for "
+                         f"{len(obs)} observations x {e} explanations")
+    mats = {c: pend[c].to_numpy().reshape(len(obs), e) for c in pend.columns}
+    obs["kind_code"] = obs.kind.map(KIND).astype(np.int64)
+    truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ? ORDER BY game_id, player",
+                  [run], data_dir)
+    truth["card"] = truth.mission.map({c: i for i, c in enumerate(hyp.cards)}).fillna(-1).astype(int)
+    return Features(obs, mats["owned_in"].astype(float), mats["attack_in"].astype(float),
+                    mats["fortify_in"].astype(float), mats["member_size"].astype(float),
+                    mats["consistent"].astype(bool), hyp, truth)

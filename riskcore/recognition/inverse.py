@@ -1,0 +1,92 @@
+"""Bayesian inverse planning (Baker, Saxe & Tenenbaum 2009) with the `mission` agent as the model of play.
+
+A player pursuing explanation e values a target territory n at v_e(n) = 1 if n is one of e's territories, else
+1 - focus, and scores a decision candidate by the best value-weighted exact conquest odds it offers:
+attack (src, dst): s_e = v_e(dst) P(conquer); reinforce T with k armies: s_e = max_n v_e(n) P(conquer n from T).
+A noisily rational player picks candidate c with probability softmax(beta * s_e(c)) over the candidates, so
+
+    log P(obs | e) = beta s_e(chosen) - log sum_c exp(beta s_e(c))
+
+Other observations (defence outcomes are dice, fortifies and trades are not modelled) leave the posterior as it is.
+`focus` and the rationality `beta` are parameters, chosen on training games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from riskcore.db import DataError, query
+from riskcore.recognition.features import Features
+
+
+@dataclass
+class Candidates:
+    """Candidate rows sorted by (game_id, player, seq, cand); `obs_row` links each decision to a Features row."""
+
+    odds: np.ndarray
+    bits: np.ndarray
+    chosen: np.ndarray
+    cand_start: np.ndarray  # row where each candidate starts (+ sentinel)
+    decision_start: np.ndarray  # candidate index where each decision starts (+ sentinel)
+    obs_row: np.ndarray  # per decision: row in Features
+
+
+def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Candidates:
+    try:
+        df = query("SELECT game_id, player, seq, cand, odds, bits, chosen FROM rec_candidates "
+                   "WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, seq, cand",
+                   [run, f.hyp.name], data_dir)
+    except Exception as exc:
+        raise DataError(f"no decision candidates for run {run!r}: rebuild its features ({exc})") from None
+    key = df[["game_id", "player", "seq"]].to_numpy()
+    new_dec = np.r_[True, (key[1:] != key[:-1]).any(axis=1)]
+    new_cand = new_dec | np.r_[True, df.cand.to_numpy()[1:] != df.cand.to_numpy()[:-1]]
+    cand_start = np.r_[np.flatnonzero(new_cand), len(df)]
+    dec_rows = np.flatnonzero(new_dec)
+    decision_start = np.r_[np.searchsorted(cand_start[:-1], dec_rows), len(cand_start) - 1]
+    # the observation of the deciding player at that event
+    obs_index = pd.MultiIndex.from_frame(f.obs[["game_id", "player", "seq"]])
+    dec_keys = pd.MultiIndex.from_arrays([df.game_id.to_numpy()[dec_rows], df.player.to_numpy()[dec_rows],
+                                          df.seq.to_numpy()[dec_rows]])
+    obs_row = obs_index.get_indexer(dec_keys)
+    if (obs_row < 0).any():
+        raise DataError(f"decision candidates of run {run!r} do not match its observations")
+    return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.chosen.to_numpy(bool),
+                      cand_start, decision_start, obs_row)
+
+
+def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float = 0.8,
+                   block: int = 400_000) -> np.ndarray:
+    """(N, E) log P(obs_i | e) under the noisily rational mission-agent model."""
+    if not beta >= 0 or not 0 <= focus <= 1:
+        raise ValueError(f"need beta >= 0 and focus in [0, 1], got beta={beta}, focus={focus}")
+    e = f.hyp.size
+    bit = (1 << np.arange(e)).astype(np.int64)
+    n_cand = len(c.cand_start) - 1
+    cand_score = np.empty((n_cand, e))
+    chosen_cand = np.zeros(n_cand, dtype=bool)
+    # candidate score = max over its rows of odds * v_e(target); done in blocks of rows to bound memory
+    for lo_c in range(0, n_cand, block):
+        hi_c = min(lo_c + block, n_cand)
+        lo, hi = c.cand_start[lo_c], c.cand_start[hi_c]
+        inside = (c.bits[lo:hi, None] & bit[None, :]) != 0
+        value = np.where(inside, 1.0, 1.0 - focus)
+        row_score = c.odds[lo:hi, None] * value
+        starts = c.cand_start[lo_c:hi_c] - lo
+        cand_score[lo_c:hi_c] = np.maximum.reduceat(row_score, starts, axis=0)
+        chosen_cand[lo_c:hi_c] = np.logical_or.reduceat(c.chosen[lo:hi], starts)
+    z = beta * cand_score
+    d_start = c.decision_start[:-1]
+    top = np.maximum.reduceat(z, d_start, axis=0)
+    n_per = np.diff(c.decision_start)
+    lse = top + np.log(np.add.reduceat(np.exp(z - np.repeat(top, n_per, axis=0)), d_start, axis=0))
+    chosen_score = np.add.reduceat(np.where(chosen_cand[:, None], z, 0.0), d_start, axis=0)
+    n_chosen = np.add.reduceat(chosen_cand.astype(int), d_start)
+    ll = np.zeros((f.n, e))
+    ok = n_chosen == 1
+    ll[c.obs_row[ok]] = (chosen_score - lse)[ok]
+    return ll

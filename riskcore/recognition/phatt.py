@@ -1,0 +1,131 @@
+"""PHATT-style mission recognition in RISK (Geib & Goldman 2009, as applied to RISK by Khan 2013).
+
+The pending set of player p holds, for every territory T that p owns: reinforce T, successful defence of T, failed
+defence of T; and for every neighbour N of T: move T -> N if p owns N, else successful and failed attack on N.
+An action is consistent with explanation e when its territory lies in e's territories (for a failed defence:
+when it does not, since a player pursuing e would not lose it).
+
+    P(obs | e) = w_e(obs) / sum_{a in pending} w_e(a)
+    log P(e | obs_1..t) = log P(e) + sum_i log P(obs_i | e) - log Z_t
+
+Weighting schemes (all weights are parameters):
+- `equal`: every action weighs 1, so every explanation gets the same likelihood and the prior is unchanged.
+- `simple`: a consistent and an inconsistent weight per action kind, `w = c_k` or `i_k` (defaults 1.0 / 0.98).
+- `proportional`: our reading of the reference's future-work formula: the weight of an action depends on the
+  proportion of consistent actions in the pending set. A player picks a consistent action with probability `lam`
+  whatever that proportion, so with C_e consistent and I_e inconsistent pending actions
+  w_e(consistent) = lam / C_e and w_e(inconsistent) = (1 - lam) / I_e (uniform 1 / (C_e + I_e) when C_e or I_e is 0).
+  With lam = C_e / (C_e + I_e) it reduces to `equal`; a consistent action is strong evidence exactly when few
+  pending actions are consistent.
+Card trades are not in the pending set and leave the posterior unchanged; setup placements count as reinforcements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from riskcore.recognition.features import KIND, PENDING_KINDS, Features
+
+SCHEMES = ("equal", "simple", "proportional")
+
+
+@dataclass(frozen=True)
+class PhattWeights:
+    """Per-kind consistent (`c`) and inconsistent (`i`) weights, and `lam` for the proportional scheme."""
+
+    scheme: str = "simple"
+    c: dict[str, float] = field(default_factory=lambda: {k: 1.0 for k in PENDING_KINDS})
+    i: dict[str, float] = field(default_factory=lambda: {k: 0.98 for k in PENDING_KINDS})
+    lam: float = 0.7
+
+    def __post_init__(self) -> None:
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"unknown PHATT scheme {self.scheme!r}; known: {SCHEMES}")
+        for name, table in (("c", self.c), ("i", self.i)):
+            unknown = set(table) - set(PENDING_KINDS)
+            if unknown:
+                raise ValueError(f"unknown action kind(s) {sorted(unknown)} in weights {name}; "
+                                 f"known: {PENDING_KINDS}")
+            for k, v in table.items():
+                if not v > 0:
+                    raise ValueError(f"weight {name}.{k} must be positive, got {v}")
+        if not 0 < self.lam < 1:
+            raise ValueError(f"lam must be in (0, 1), got {self.lam}")
+
+    @classmethod
+    def parse(cls, scheme: str, text: str | None = None) -> "PhattWeights":
+        """`'c=1,i=0.95,attack_won.i=0.9,lam=0.8'`: c/i set every kind; `kind.c` / `kind.i` one kind."""
+        c = {k: 1.0 for k in PENDING_KINDS}
+        i = {k: 0.98 for k in PENDING_KINDS}
+        lam = 0.7
+        for item in filter(None, (text or "").split(",")):
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"weight {item!r} must look like name=value")
+            try:
+                v = float(value)
+            except ValueError:
+                raise ValueError(f"weight {key!r} has a non-numeric value {value!r}") from None
+            kind, _, which = key.rpartition(".")
+            if key == "lam":
+                lam = v
+            elif key in ("c", "i"):
+                (c if key == "c" else i).update({k: v for k in PENDING_KINDS})
+            elif which in ("c", "i") and kind:
+                (c if which == "c" else i)[kind] = v
+            else:
+                raise ValueError(f"unknown weight {key!r}: use c, i, lam, or <kind>.c / <kind>.i")
+        return cls(scheme, c, i, lam)
+
+    def label(self) -> str:
+        if self.scheme == "equal":
+            return "equal"
+        if self.scheme == "proportional":
+            return f"proportional:lam={self.lam:g}"
+        cs, is_ = set(self.c.values()), set(self.i.values())
+        if len(cs) == 1 and len(is_) == 1:
+            return f"simple:c={cs.pop():g},i={is_.pop():g}"
+        return "simple:" + ",".join(f"{k}.c={self.c[k]:g},{k}.i={self.i[k]:g}" for k in PENDING_KINDS)
+
+
+def pending_counts(f: Features) -> tuple[np.ndarray, np.ndarray]:
+    """(N, E, 6) consistent counts and (N, 1, 6) totals of the pending set, per PHATT kind."""
+    n_owned = f.obs.n_owned.to_numpy(float)[:, None]
+    n_att = f.obs.n_attack.to_numpy(float)[:, None]
+    n_fort = f.obs.n_fortify.to_numpy(float)[:, None]
+    cons = np.stack([f.owned_in, f.owned_in, n_owned - f.owned_in, f.fortify_in, f.attack_in, f.attack_in], axis=-1)
+    totals = np.stack([n_owned, n_owned, n_owned, n_fort, n_att, n_att], axis=-1)
+    return cons, totals
+
+
+def _observed_kind(f: Features) -> tuple[np.ndarray, np.ndarray]:
+    """PHATT kind index of each observation (setup placement -> reinforce) and whether it is in the pending set."""
+    code = f.obs.kind_code.to_numpy()
+    code = np.where(code == KIND["place"], KIND["reinforce"], code)
+    return np.minimum(code, len(PENDING_KINDS) - 1), code < len(PENDING_KINDS)
+
+
+def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """(N, E) log P(obs_i | e) under the weighting scheme; 0 for observations outside the pending set."""
+    cons, totals = counts if counts is not None else pending_counts(f)
+    kind, in_pending = _observed_kind(f)
+    consistent = f.consistent
+    if w.scheme == "equal":
+        return np.zeros(consistent.shape)
+    if w.scheme == "simple":
+        wc = np.array([w.c[k] for k in PENDING_KINDS])
+        wi = np.array([w.i[k] for k in PENDING_KINDS])
+        total = (cons * wc + (totals - cons) * wi).sum(axis=-1)
+        own = np.where(consistent, wc[kind][:, None], wi[kind][:, None])
+        ll = np.log(own) - np.log(total)
+    else:
+        c_all = cons.sum(axis=-1)
+        n_all = totals.sum(axis=-1)
+        i_all = n_all - c_all
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(consistent, w.lam / c_all, (1 - w.lam) / i_all)
+            p = np.where((c_all == 0) | (i_all == 0), 1.0 / n_all, p)
+        ll = np.log(p)
+    return np.where(in_pending[:, None], ll, 0.0)

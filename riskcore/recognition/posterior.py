@@ -1,0 +1,60 @@
+"""From per-observation evidence to posteriors after each observation, and the evaluation points.
+
+Sequences are the (game, player) groups of a `Features` table (rows sorted by game, player, obs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+
+from riskcore.recognition.features import Features
+
+CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
+
+
+def group_starts(f: Features) -> np.ndarray:
+    """Row index where each (game, player) sequence starts, plus a final sentinel."""
+    key = f.obs.game_id.to_numpy() * 8 + f.obs.player.to_numpy()
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    return np.r_[starts, len(key)]
+
+
+def grouped_cumsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Cumulative sum along rows restarting at every group start."""
+    total = np.cumsum(values, axis=0)
+    offset = np.zeros_like(total)
+    for lo, hi in zip(starts[:-1], starts[1:]):
+        if lo > 0:
+            offset[lo:hi] = total[lo - 1]
+    return total - offset
+
+
+def normalise(log_scores: np.ndarray) -> np.ndarray:
+    """Rows of log scores -> probabilities, stable in log space."""
+    return np.exp(log_scores - logsumexp(log_scores, axis=-1, keepdims=True))
+
+
+def cumulative_posterior(f: Features, loglik: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
+    """(N, E) P(e | obs_1..i) for every row i: prior times the product of the sequence's likelihoods so far."""
+    starts = group_starts(f) if starts is None else starts
+    return normalise(np.log(f.hyp.prior)[None, :] + grouped_cumsum(loglik, starts))
+
+
+def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool = True) -> pd.DataFrame:
+    """Rows at which posteriors are reported: each checkpoint fraction of a player's observation window
+    (after ceil(fraction * n) observations) and, with `turns`, the last observation of every turn."""
+    starts = group_starts(f) if starts is None else starts
+    obs = f.obs
+    out = []
+    for lo, hi in zip(starts[:-1], starts[1:]):
+        n = hi - lo
+        g, p = int(obs.game_id.iat[lo]), int(obs.player.iat[lo])
+        for frac in CHECKPOINTS:
+            out.append((g, p, "checkpoint", frac, lo + int(np.ceil(frac * n)) - 1, n))
+        if turns:
+            t = obs.turn.to_numpy()[lo:hi]
+            for j in np.flatnonzero(np.r_[t[1:] != t[:-1], True]):
+                out.append((g, p, "turn", float(t[j]), lo + int(j), n))
+    return pd.DataFrame(out, columns=["game_id", "player", "point_kind", "point", "row", "n_obs"])
