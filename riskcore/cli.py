@@ -66,6 +66,25 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--out", type=Path, default=None, help="PNG path (default: reports/figures/board-RUN-G-SEQ.png)")
     _data_dir(w)
 
+    g = sub.add_parser("recognize", help="posteriors over each player's mission (writes table posteriors)")
+    g.add_argument("--run", required=True)
+    g.add_argument("--recogniser", default="phatt", help="uniform, goal, phatt, inverse or classifier")
+    g.add_argument("--scheme", default="simple", help="PHATT weighting: equal, simple or proportional")
+    g.add_argument("--weights", default=None, help="PHATT weights, e.g. c=1,i=0.98,attack_won.i=0.9,lam=0.7")
+    g.add_argument("--params", default=None, help="other recognisers, e.g. beta=20,focus=0.8 or temperature=0.1")
+    g.add_argument("--train-run", default=None, help="classifier: the run (other seeds) to learn from")
+    g.add_argument("--hypotheses", default="cards6", choices=["cards6", "deck14"])
+    g.add_argument("--rebuild-features", action="store_true")
+    g.add_argument("--workers", type=_positive, default=None)
+    g.add_argument("--dask", metavar="ADDRESS", default=None)
+    g.add_argument("--quiet", action="store_true")
+    _data_dir(g)
+
+    v = sub.add_parser("evaluate", help="recognition metrics with bootstrap CIs (writes recognition_metrics)")
+    v.add_argument("--run", required=True)
+    v.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples")
+    _data_dir(v)
+
     m = sub.add_parser("summary", help="summary figure and table of a run under reports/")
     m.add_argument("--run", default="default")
     m.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
@@ -134,6 +153,28 @@ def cmd_show(a) -> None:
     print(out)
 
 
+def cmd_recognize(a) -> None:
+    from riskcore.recognition.phatt import PhattWeights
+    from riskcore.recognition.pipeline import recognize
+    from riskcore.recognition.recognisers import Recogniser, parse_params
+
+    if a.recogniser != "phatt" and a.weights:
+        raise ValueError("--weights applies to --recogniser phatt only (use --params)")
+    weights = PhattWeights.parse(a.scheme, a.weights) if a.recogniser == "phatt" else None
+    rec = Recogniser(a.recogniser, parse_params(a.params), weights, a.train_run)
+    counts = recognize(a.run, rec, a.hypotheses, a.data_dir, a.rebuild_features, a.workers, a.dask,
+                       progress=not a.quiet)
+    print(f"run {a.run!r}, {rec.setting}: {counts.get('posteriors', 0)} posterior rows")
+
+
+def cmd_evaluate(a) -> None:
+    from riskcore.recognition.pipeline import evaluate, top1_table
+
+    metrics = evaluate(a.run, a.data_dir, n_boot=a.bootstrap)
+    print(f"top-1 accuracy, card level, by share of the observation window (95% bootstrap CI), run {a.run!r}:")
+    print(top1_table(metrics).to_string())
+
+
 def cmd_summary(a) -> None:
     from riskcore.summary import write_summary
 
@@ -147,6 +188,7 @@ def cmd_bench(a) -> None:
 
 
 COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
+            "recognize": cmd_recognize, "evaluate": cmd_evaluate,
             "bench": cmd_bench}
 
 

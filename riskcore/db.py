@@ -14,6 +14,9 @@ import pandas as pd
 from riskcore import paths
 
 
+DERIVED_DIRS = ("recognition", "posteriors", "metrics")
+
+
 class DataError(RuntimeError):
     """Missing or corrupt data; the message names the run, table or file."""
 
@@ -30,11 +33,16 @@ def _sql_list(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
-def register_tables(con: duckdb.DuckDBPyConnection, key_column: str, key: str, run_dir: Path) -> dict[str, int]:
-    """Replace the rows `key_column = key` of every table found under `run_dir/<table>/*.parquet`.
+def register_tables(con: duckdb.DuckDBPyConnection, key_column: str | dict, key: str | None, run_dir: Path
+                    ) -> dict[str, int]:
+    """Replace, in every table found under `run_dir/<table>/*.parquet`, the rows matching the key.
 
-    Must run inside a transaction opened by the caller. Returns rows inserted per table.
+    The key is one column and value (`"run", "default"`) or a dict of columns to values. Must run inside a
+    transaction opened by the caller. Returns rows now held per table for that key.
     """
+    keys = key_column if isinstance(key_column, dict) else {key_column: key}
+    where = " AND ".join(f"{c} = ?" for c in keys)
+    label = ", ".join(f"{c}={v!r}" for c, v in keys.items())
     counts = {}
     for table_dir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
         files = sorted(table_dir.glob("*.parquet"))
@@ -43,20 +51,20 @@ def register_tables(con: duckdb.DuckDBPyConnection, key_column: str, key: str, r
         name, src = table_dir.name, f"read_parquet({_sql_list(files)}, hive_partitioning = false)"
         try:
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM {src} LIMIT 0")
-            con.execute(f"DELETE FROM {name} WHERE {key_column} = ?", [key])
+            con.execute(f"DELETE FROM {name} WHERE {where}", list(keys.values()))
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {src}")
         except duckdb.Error as exc:
-            raise DataError(f"cannot register table {name!r} of {key_column} {key!r} from {table_dir}: {exc}") from None
-        counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE {key_column} = ?", [key]).fetchone()[0]
+            raise DataError(f"cannot register table {name!r} ({label}) from {table_dir}: {exc}") from None
+        counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE {where}", list(keys.values())).fetchone()[0]
     return counts
 
 
-def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
-    """Atomically replace run `run` in the database with the Parquet tables under `run_dir`."""
+def register_dir(table_root: Path, keys: dict, data_dir: Path | None = None) -> dict[str, int]:
+    """Atomically replace the rows matching `keys` in every table under `table_root` (one transaction)."""
     con = connect(data_dir)
     try:
         con.execute("BEGIN TRANSACTION")
-        counts = register_tables(con, "run", run, run_dir)
+        counts = register_tables(con, keys, None, table_root)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -64,6 +72,11 @@ def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[
     finally:
         con.close()
     return counts
+
+
+def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
+    """Atomically replace run `run` in the database with the Parquet tables under `run_dir`."""
+    return register_dir(run_dir, {"run": run}, data_dir)
 
 
 def rebuild(data_dir: Path | None = None) -> list[str]:
@@ -77,6 +90,10 @@ def rebuild(data_dir: Path | None = None) -> list[str]:
             con.execute(f"DROP TABLE IF EXISTS {name}")
         for run_dir in runs:
             register_tables(con, "run", run_dir.name.split("=", 1)[1], run_dir)
+        for derived in DERIVED_DIRS:  # recognition features, posteriors, metrics: one sub-directory per run
+            root = Path(data_dir or paths.data_dir()) / derived
+            for run_dir in sorted(root.glob("run=*")) if root.exists() else []:
+                register_tables(con, "run", run_dir.name.split("=", 1)[1], run_dir)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -42,7 +42,8 @@ def cumulative_posterior(f: Features, loglik: np.ndarray, starts: np.ndarray | N
     return normalise(np.log(f.hyp.prior)[None, :] + grouped_cumsum(loglik, starts))
 
 
-def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool = True) -> pd.DataFrame:
+def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool = True,
+                    fractions: tuple[float, ...] = CHECKPOINTS) -> pd.DataFrame:
     """Rows at which posteriors are reported: each checkpoint fraction of a player's observation window
     (after ceil(fraction * n) observations) and, with `turns`, the last observation of every turn."""
     starts = group_starts(f) if starts is None else starts
@@ -51,8 +52,8 @@ def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool =
     for lo, hi in zip(starts[:-1], starts[1:]):
         n = hi - lo
         g, p = int(obs.game_id.iat[lo]), int(obs.player.iat[lo])
-        for frac in CHECKPOINTS:
-            out.append((g, p, "checkpoint", frac, lo + int(np.ceil(frac * n)) - 1, n))
+        for frac in fractions:
+            out.append((g, p, "fraction", float(frac), lo + max(int(np.ceil(round(frac * n, 9))), 1) - 1, n))
         if turns:
             t = obs.turn.to_numpy()[lo:hi]
             for j in np.flatnonzero(np.r_[t[1:] != t[:-1], True]):

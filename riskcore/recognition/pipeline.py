@@ -1,0 +1,169 @@
+"""`riskcore recognize` and `riskcore evaluate`: posteriors and metrics as Parquet registered in DuckDB.
+
+Layout: `data/posteriors/run=NAME/posteriors/<setting>.parquet` (one file per recogniser setting, replaced whole)
+and `data/metrics/run=NAME/{recognition_metrics,recognition_paired}/part-00000.parquet`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from riskcore import ENGINE_VERSION, paths
+from riskcore.db import DataError, query, register_dir
+from riskcore.recognition.features import build_features, load_features
+from riskcore.recognition.metrics import GRID, card_metrics, convergence_points, paired, summarise
+from riskcore.recognition.posterior import evaluation_rows, group_starts
+from riskcore.recognition.recognisers import Recogniser
+from riskcore.storage import write_parquet
+
+CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
+
+
+def _data(data_dir: Path | None) -> Path:
+    return Path(data_dir or paths.data_dir())
+
+
+def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: bool = False, **kw) -> None:
+    have = False
+    if not rebuild:
+        try:
+            have = not query("SELECT 1 FROM rec_observations WHERE run = ? AND hypotheses = ? LIMIT 1",
+                             [run, hyp_name], data_dir).empty
+        except Exception:  # the table does not exist yet
+            have = False
+    if not have:
+        build_features(run, hyp_name, data_dir=data_dir, **kw)
+
+
+def posterior_rows(f, post: np.ndarray, setting: str, run: str) -> pa.Table:
+    """Long table of posteriors at the 5% grid of the window and at every turn boundary."""
+    starts = group_starts(f)
+    pts = evaluation_rows(f, starts, turns=True, fractions=GRID)
+    e = f.hyp.size
+    probs = post[pts.row.to_numpy()]
+    n = len(pts)
+    return pa.table({
+        "run": [run] * (n * e), "setting": [setting] * (n * e), "hypotheses": [f.hyp.name] * (n * e),
+        "game_id": pa.array(np.repeat(pts.game_id.to_numpy(), e), pa.int32()),
+        "player": pa.array(np.repeat(pts.player.to_numpy(), e), pa.int8()),
+        "point_kind": np.repeat(pts.point_kind.to_numpy(), e).tolist(),
+        "point": pa.array(np.repeat(pts.point.to_numpy(), e), pa.float32()),
+        "n_seen": pa.array(np.repeat(pts.row.to_numpy() - starts[np.searchsorted(starts, pts.row.to_numpy(),
+                                                                                  side="right") - 1] + 1, e),
+                           pa.int32()),
+        "explanation": pa.array(np.tile(np.arange(e), n), pa.int8()),
+        "prob": pa.array(probs.ravel(), pa.float64()),
+        "engine_version": [ENGINE_VERSION] * (n * e)})
+
+
+def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
+              rebuild_features: bool = False, workers: int | None = None, dask_address: str | None = None,
+              progress: bool = True) -> dict[str, int]:
+    ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
+                    progress=progress)
+    f = load_features(run, hyp_name, data_dir)
+    post = recogniser.posterior(f, run, data_dir)
+    table = posterior_rows(f, post, recogniser.setting, run)
+    name = hashlib.sha1(recogniser.setting.encode()).hexdigest()[:16]
+    root = _data(data_dir) / "posteriors" / f"run={run}"
+    with tempfile.TemporaryDirectory(dir=_data(data_dir)) as tmp:
+        staged = Path(tmp) / "posteriors" / f"{name}.parquet"
+        write_parquet(table, staged)
+        counts = register_dir(Path(tmp), {"run": run, "setting": recogniser.setting}, data_dir)
+        final = root / "posteriors" / f"{name}.parquet"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staged.replace(final)
+    return counts
+
+
+def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] | None = None) -> pd.DataFrame:
+    """Card-level metrics per (setting, game, player, grid point), with truth, winner flag and agent."""
+    where = "" if not settings else f" AND setting IN ({', '.join('?' for _ in settings)})"
+    post = query("SELECT setting, hypotheses, game_id, player, point, explanation, prob FROM posteriors "
+                 "WHERE run = ? AND point_kind = 'fraction'" + where +
+                 " ORDER BY setting, game_id, player, point, explanation", [run] + (settings or []), data_dir)
+    if post.empty:
+        raise DataError(f"no posteriors for run {run!r}: run `riskcore recognize --run {run}` first")
+    from riskcore.board import load_board
+    from riskcore.recognition.features import _run_config
+    from riskcore.recognition.hypotheses import build_hypotheses
+
+    board = load_board(_run_config(run, data_dir).board)
+    truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ?", [run], data_dir)
+    out = []
+    for (setting, hyp_name), grp in post.groupby(["setting", "hypotheses"], sort=True):
+        hyp = build_hypotheses(board, hyp_name)
+        e = hyp.size
+        keys = grp.iloc[::e][["game_id", "player", "point"]].reset_index(drop=True)
+        keys["point"] = keys.point.astype(float).round(2)  # stored as float32
+        probs = hyp.card_probs(grp.prob.to_numpy().reshape(-1, e))
+        keys = keys.merge(truth, on=["game_id", "player"], how="left")
+        keys["card"] = keys.mission.map({c: i for i, c in enumerate(hyp.cards)}).fillna(-1).astype(int)
+        ok = keys.card.to_numpy() >= 0
+        keys, probs = keys[ok].reset_index(drop=True), probs[ok]
+        m = card_metrics(probs, keys.card.to_numpy())
+        unique_top = (probs.argmax(axis=1) == keys.card.to_numpy()) & (m.spread.to_numpy() == 1)
+        conv = convergence_points(keys.assign(correct=unique_top))
+        df = pd.concat([keys, m], axis=1)
+        df["setting"] = setting
+        df = df.join(conv, on=["game_id", "player"])
+        out.append(df)
+    return pd.concat(out, ignore_index=True)
+
+
+def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] = ("uniform", "goal"),
+             n_boot: int = 1000) -> pd.DataFrame:
+    """Write `recognition_metrics` and `recognition_paired` for every recogniser setting of the run."""
+    per = player_metrics(run, data_dir)
+    at_checkpoints = per[np.isin(per.point, CHECKPOINTS)].copy()
+    at_checkpoints["outcome"] = np.where(at_checkpoints.won, "winners", "losers")
+    parts = [summarise(at_checkpoints.drop(columns="convergence"), ["setting", "point"], n_boot=n_boot)
+             .assign(subset="all")]
+    parts.append(summarise(at_checkpoints.drop(columns="convergence"), ["setting", "outcome", "point"], n_boot=n_boot)
+                 .rename(columns={"outcome": "subset"}))
+    parts.append(summarise(at_checkpoints.drop(columns="convergence"), ["setting", "agent", "point"], n_boot=n_boot)
+                 .assign(subset=lambda d: "agent=" + d.agent).drop(columns="agent"))
+    conv = per.drop_duplicates(["setting", "game_id", "player"])[["setting", "game_id", "player", "convergence"]]
+    conv = conv.assign(converged=conv.convergence.notna().astype(float), point=1.0)
+    c = summarise(conv.rename(columns={"converged": "top1"})[["setting", "game_id", "point", "convergence", "top1"]]
+                  .assign(player=0), ["setting", "point"], n_boot=n_boot)
+    c["metric"] = c.metric.replace({"top1": "converged_share"})
+    parts.append(c.assign(subset="all"))
+    metrics = pd.concat(parts, ignore_index=True)
+    metrics.insert(0, "run", run)
+    settings = sorted(per.setting.unique())
+    pairs = []
+    for base in baselines:
+        for b in [s for s in settings if s.split(":")[0] == base]:
+            for a in settings:
+                if a != b:
+                    for metric in ("top1", "log_loss"):
+                        pairs.append(paired(at_checkpoints, a, b, metric))
+    paired_df = pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame()
+    if not paired_df.empty:
+        paired_df.insert(0, "run", run)
+    root = _data(data_dir) / "metrics" / f"run={run}"
+    with tempfile.TemporaryDirectory(dir=_data(data_dir)) as tmp:
+        for name, df in (("recognition_metrics", metrics), ("recognition_paired", paired_df)):
+            if not df.empty:
+                write_parquet(pa.Table.from_pandas(df, preserve_index=False), Path(tmp) / name / "part-00000.parquet")
+        register_dir(Path(tmp), {"run": run}, data_dir)
+        for name in ("recognition_metrics", "recognition_paired"):
+            src = Path(tmp) / name / "part-00000.parquet"
+            if src.exists():
+                (root / name).mkdir(parents=True, exist_ok=True)
+                src.replace(root / name / "part-00000.parquet")
+    return metrics
+
+
+def top1_table(metrics: pd.DataFrame, metric: str = "top1", subset: str = "all") -> pd.DataFrame:
+    """Readable table: one row per setting, one column per checkpoint, 'value [low, high]'."""
+    m = metrics[(metrics.metric == metric) & (metrics.subset == subset)]
+    cell = m.apply(lambda r: f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]", axis=1)
+    return m.assign(cell=cell).pivot(index="setting", columns="point", values="cell")
