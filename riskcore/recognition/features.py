@@ -64,8 +64,11 @@ class Features:
     def n(self) -> int:
         return len(self.obs)
 
-    def select(self, mask: np.ndarray) -> "Features":
-        return Features(self.obs[mask].reset_index(drop=True), self.owned_in[mask], self.attack_in[mask],
+    def select(self, rows: np.ndarray) -> "Features":
+        """Rows by boolean mask or integer index (repeats allowed)."""
+        rows = np.asarray(rows)
+        mask = np.flatnonzero(rows) if rows.dtype == bool else rows
+        return Features(self.obs.iloc[mask].reset_index(drop=True), self.owned_in[mask], self.attack_in[mask],
                         self.fortify_in[mask], self.member_size[mask], self.consistent[mask], self.hyp, self.truth)
 
 
@@ -311,6 +314,23 @@ def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = Fal
 
             shutil.rmtree(stage, ignore_errors=True)
     return counts
+
+
+def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataFrame | None = None) -> Features:
+    """Features straight from `extract_game` output (no database), e.g. for hand-made traces."""
+    n, e = len(parts["game_id"]), hyp.size
+    obs = pd.DataFrame({k: parts[k] for k in ("game_id", "player", "seq", "turn", "territory", "src", "n_owned",
+                                              "n_attack", "n_fortify")})
+    obs["kind"] = [KINDS[k] for k in parts["kind"]]
+    obs["kind_code"] = np.asarray(parts["kind"], dtype=np.int64)
+    obs["obs"] = _obs_index(parts)
+    order = np.lexsort((obs.obs.to_numpy(), obs.player.to_numpy(), obs.game_id.to_numpy()))
+    mats = {k: np.asarray(parts[k]).reshape(n, e)[order] for k in
+            ("owned_in", "attack_in", "fortify_in", "member_size", "consistent")}
+    truth = truth if truth is not None else pd.DataFrame(columns=["game_id", "player", "card"])
+    return Features(obs.iloc[order].reset_index(drop=True), mats["owned_in"].astype(float),
+                    mats["attack_in"].astype(float), mats["fortify_in"].astype(float),
+                    mats["member_size"].astype(float), mats["consistent"].astype(bool), hyp, truth)
 
 
 def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None) -> Features:

@@ -90,7 +90,7 @@ def paired(per_player: pd.DataFrame, a: str, b: str, metric: str = "top1", seed:
         idx = rng.integers(0, len(d), size=(n_boot, len(d)))
         means = d[idx].mean(axis=1)
         p = 2 * min((means <= 0).mean(), (means >= 0).mean())
-        rows.append({"point": point, "a": a, "b": b, "metric": metric, "diff": float(d.mean()),
+        rows.append({"point": point, "a": a, "b": b, "metric": metric, "difference": float(d.mean()),
                      "ci_low": float(np.quantile(means, 0.025)), "ci_high": float(np.quantile(means, 0.975)),
                      "p_value": float(min(1.0, max(p, 1.0 / n_boot))), "n_games": len(d)})
     return pd.DataFrame(rows)

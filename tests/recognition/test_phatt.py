@@ -1,0 +1,168 @@
+"""PHATT on a hand-worked position, invariances, stability, and agreement with a plain per-event reference."""
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from riskcore.board import load_board
+from riskcore.config import GameConfig
+from riskcore.engine import GameState
+from riskcore.recognition.features import KINDS, extract_game, features_from_parts, load_features
+from riskcore.recognition.hypotheses import Explanation, Hypotheses, build_hypotheses
+from riskcore.recognition.phatt import PhattWeights, phatt_loglik
+from riskcore.recognition.pipeline import ensure_features
+from riskcore.recognition.posterior import cumulative_posterior, group_starts
+from riskcore.replay import iter_replay, load_game
+
+N1, N2, N3, E1, E2, E3, E4, S1, S2, S3 = range(10)
+
+
+@pytest.fixture(scope="module")
+def two_explanations():
+    board = load_board("small")
+    north, east, south = 0, 1, 2
+    exps = (Explanation("North+East", "North+East", "continents", (north, east)),
+            Explanation("East+South", "East+South", "continents", (east, south)))
+    return Hypotheses("two", board, exps, np.array([0.5, 0.5]), ("North+East", "East+South"), np.array([0, 1]))
+
+
+def _events(rows):
+    cols = ("game_id", "seq", "turn", "player", "kind", "src", "dst", "armies", "attacker_losses",
+            "defender_losses", "conquered", "opponent")
+    return {c: np.array([r.get(c, np.nan) if c not in ("kind",) else r[c] for r in rows],
+                        dtype=object if c == "kind" else float) for c in cols}
+
+
+def _hand_trace():
+    owners = {N1: 0, N2: 0, N3: 0, E1: 0, E2: 1, E3: 1, E4: 1, S1: 1, S2: 1, S3: 1}
+    rows = [dict(game_id=0, seq=i, turn=0, player=p, kind="deal", dst=t, armies=1) for i, (t, p) in
+            enumerate(owners.items())]
+    n = len(rows)
+    rows += [dict(game_id=0, seq=n, turn=1, player=0, kind="reinforce", dst=E1, armies=3),
+             dict(game_id=0, seq=n + 1, turn=1, player=0, kind="attack", src=N1, dst=S3, attacker_losses=0,
+                  defender_losses=1, conquered=True, opponent=1),
+             dict(game_id=0, seq=n + 2, turn=1, player=0, kind="occupy", src=N1, dst=S3, armies=1)]
+    for r in rows:
+        r.setdefault("conquered", False)
+    return _events(rows)
+
+
+def test_hand_worked_posterior_first_action_shared_second_tells_apart(two_explanations):
+    """Player 0 owns N1-N3 and E1. With c = 1, i = 0.5 the pending-set weights are W(North+East) = 23 and
+    W(East+South) = 19. Pending set: 4 owned territories (reinforce, defend won, defend lost each), 8 owned pairs
+    (fortify), 3 attack pairs N1-S3, E1-E2, E1-E4 (attack won, attack lost each). North+East holds all 4 owned
+    territories, all 8 fortify targets and 2 attack targets: 4 + 4 + 4(0.5) + 8 + 2(2 + 0.5) = 23; East+South holds
+    1 owned territory, 1 fortify target (E1) and all 3 attack targets: 2.5 + 2.5 + 3.5 + 4.5 + 3 + 3 = 19.
+    Reinforcing E1 is consistent with both; taking S3 only with
+    East+South: P(North+East) = 19/42 after the first action and 361/1419 after the second."""
+    parts = extract_game(_hand_trace(), 2, two_explanations)
+    f = features_from_parts(parts, two_explanations)
+    mine = f.obs.player.to_numpy() == 0
+    assert list(f.obs.kind[mine]) == ["reinforce", "attack_won"]
+    assert f.obs.n_owned[mine].tolist() == [4, 4] and f.obs.n_attack[mine].tolist() == [3, 3]
+    assert f.obs.n_fortify[mine].tolist() == [8, 8]
+    post = cumulative_posterior(f, phatt_loglik(f, PhattWeights.parse("simple", "c=1,i=0.5")))[mine]
+    assert post[0, 0] == pytest.approx(float(Fraction(19, 42)), abs=1e-12)
+    assert post[1, 0] == pytest.approx(float(Fraction(361, 1419)), abs=1e-12)
+
+
+def test_failed_defence_inside_an_explanation_is_inconsistent(two_explanations):
+    parts = extract_game(_hand_trace(), 2, two_explanations)
+    f = features_from_parts(parts, two_explanations)
+    defence = f.obs.index[f.obs.kind == "defend_lost"][0]
+    assert f.consistent[defence].tolist() == [True, False]  # S3 is in East+South only
+
+
+@pytest.fixture(scope="module")
+def features(small_run):
+    ensure_features("mixed", "cards6", small_run, workers=1, progress=False)
+    return load_features("mixed", "cards6", small_run)
+
+
+def test_equal_weights_leave_the_prior_unchanged(features):
+    post = cumulative_posterior(features, phatt_loglik(features, PhattWeights("equal")))
+    assert np.allclose(post, features.hyp.prior, atol=1e-12)
+
+
+def test_simple_weights_move_the_posterior(features):
+    post = cumulative_posterior(features, phatt_loglik(features, PhattWeights("simple")))
+    assert np.abs(post - features.hyp.prior).max() > 0.05
+
+
+def test_stable_over_ten_thousand_observations(features):
+    one = features.select(np.arange(features.n) < 1)
+    rows = np.zeros(10_000, dtype=int)
+    long = features.select(rows)  # one (game, player) repeating the same observation 10,000 times
+    ll = phatt_loglik(long, PhattWeights.parse("simple", "c=1,i=0.5"))
+    post = cumulative_posterior(long, ll)
+    assert np.isfinite(post).all() and np.allclose(post.sum(axis=1), 1)
+    expected = np.log(one.hyp.prior) + 10_000 * ll[0]
+    expected = np.exp(expected - expected.max())
+    assert np.allclose(post[-1], expected / expected.sum(), atol=1e-12)
+
+
+# ---- the plain reference: replay each game with the engine and enumerate every pending action -----------------
+def _reference_loglik(state_owner, player, kind, territory, hyp, w):
+    board = hyp.board
+    member = hyp.membership(state_owner)
+    pending = []
+    for t in np.flatnonzero(state_owner == player):
+        pending += [("reinforce", t), ("defend_won", t), ("defend_lost", t)]
+        for nb in board.neighbours[t]:
+            if state_owner[nb] == player:
+                pending.append(("fortify", nb))
+            else:
+                pending += [("attack_won", nb), ("attack_lost", nb)]
+    out = []
+    for e in range(hyp.size):
+        def consistent(k, t):
+            return (not member[e, t]) if k == "defend_lost" else bool(member[e, t])
+
+        if w.scheme == "simple":
+            def weight(k, t):
+                return w.c[k] if consistent(k, t) else w.i[k]
+
+            total = sum(weight(k, t) for k, t in pending)
+            out.append(np.log(weight(kind, territory)) - np.log(total))
+        else:
+            c = sum(consistent(k, t) for k, t in pending)
+            i = len(pending) - c
+            if c == 0 or i == 0:
+                out.append(-np.log(len(pending)))
+            else:
+                out.append(np.log(w.lam / c) if consistent(kind, territory) else np.log((1 - w.lam) / i))
+    return out
+
+
+@pytest.mark.parametrize("weights", [PhattWeights.parse("simple", "c=1,i=0.9,attack_won.i=0.6,fortify.c=2"),
+                                     PhattWeights.parse("proportional", "lam=0.8")])
+def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
+    hyp = build_hypotheses(load_board("classic"), "cards6")
+    ll = phatt_loglik(features, weights)
+    checked = 0
+    for game in (0, 3):
+        events, missions, config, _ = load_game("mixed", game, small_run)
+        obs = features.obs[features.obs.game_id == game]
+        by_seq = {}
+        for idx, row in obs.iterrows():
+            by_seq.setdefault(int(row.seq), []).append(idx)
+        owner_before = {}
+        prev = None
+        for seq, state in iter_replay(events, missions, config):
+            if prev is not None:
+                for s in range(prev + 1, seq + 1):
+                    owner_before[s] = before
+            before = state.owner.copy()
+            prev = seq
+        for seq, idxs in by_seq.items():
+            for idx in idxs:
+                row = obs.loc[idx]
+                if row.kind == "trade":
+                    continue
+                ref = _reference_loglik(owner_before[seq], int(row.player), row.kind, int(row.territory), hyp,
+                                        weights)
+                assert np.allclose(ll[idx], ref, atol=1e-9, rtol=0), (game, seq, row.kind)
+                checked += 1
+    assert checked > 200

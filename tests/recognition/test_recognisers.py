@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+from riskcore.cli import main
+from riskcore.config import GameConfig
+from riskcore.db import DataError, connect, query
+from riskcore.recognition.features import load_features
+from riskcore.recognition.pipeline import ensure_features
+from riskcore.recognition.recognisers import Recogniser
+from riskcore.simulate import RunSpec, simulate
+
+
+@pytest.fixture(scope="module")
+def focused(tmp_path_factory):
+    """Two runs of constrained mission play with different seeds: one to train on, one to test on."""
+    data = tmp_path_factory.mktemp("focused")
+    for name, seed in (("train", 1), ("test", 2)):
+        simulate(RunSpec(name, 60, GameConfig(), ("mission:focus=1",), seed), data, workers=1, progress=False)
+        ensure_features(name, "cards6", data, workers=1, progress=False)
+    return data
+
+
+def _top1_at_end(f, post):
+    last = np.r_[np.flatnonzero(np.diff(f.obs.game_id * 8 + f.obs.player)), f.n - 1]
+    truth = f.truth.set_index(["game_id", "player"]).card
+    cards = truth.reindex(list(zip(f.obs.game_id[last], f.obs.player[last]))).to_numpy()
+    ok = cards >= 0
+    return float((f.hyp.card_probs(post[last]).argmax(axis=1)[ok] == cards[ok]).mean())
+
+
+@pytest.mark.parametrize("rec", [Recogniser("inverse"), Recogniser("goal"),
+                                 Recogniser("classifier", train_run="train")])
+def test_recognisers_beat_chance_on_constrained_play(focused, rec):
+    f = load_features("test", "cards6", focused)
+    assert _top1_at_end(f, rec.posterior(f, "test", focused)) > 1 / 6 + 0.15
+
+
+def test_unknown_recogniser_or_parameter_is_rejected():
+    with pytest.raises(ValueError, match="unknown recogniser 'oracle'"):
+        Recogniser("oracle")
+    with pytest.raises(ValueError, match="no parameter"):
+        Recogniser("inverse", {"gamma": 1.0})
+    with pytest.raises(ValueError, match="needs --train-run"):
+        Recogniser("classifier")
+
+
+def test_recognize_and_evaluate_commands(focused, capsys):
+    data = ["--data-dir", str(focused)]
+    for args in (["--recogniser", "uniform"], ["--recogniser", "phatt", "--scheme", "simple"],
+                 ["--recogniser", "inverse", "--params", "beta=10"]):
+        assert main(["recognize", "--run", "test", "--quiet"] + args + data) == 0
+    assert main(["evaluate", "--run", "test", "--bootstrap", "200"] + data) == 0
+    out = capsys.readouterr().out
+    assert "inverse:beta=10,focus=0.8" in out and "uniform" in out
+    m = query("SELECT * FROM recognition_metrics WHERE run = 'test' AND metric = 'top1' AND subset = 'all'",
+              data_dir=focused)
+    assert set(m.point.round(2)) == {0.1, 0.3, 0.5, 0.7, 1.0}
+    assert (m[m.setting == "uniform"].value.round(6) == round(1 / 6, 6)).all()
+    assert not query("SELECT * FROM recognition_paired WHERE run = 'test'", data_dir=focused).empty
+    # re-running a setting replaces its rows
+    before = query("SELECT count(*) AS n FROM posteriors WHERE run = 'test'", data_dir=focused).n[0]
+    main(["recognize", "--run", "test", "--quiet", "--recogniser", "uniform"] + data)
+    assert query("SELECT count(*) AS n FROM posteriors WHERE run = 'test'", data_dir=focused).n[0] == before
+
+
+def test_bad_weights_are_named(focused, capsys):
+    data = ["--data-dir", str(focused)]
+    assert main(["recognize", "--run", "test", "--weights", "attak_won.i=0.5"] + data) == 2
+    assert "unknown action kind(s) ['attak_won']" in capsys.readouterr().err
+
+
+def test_missing_run_and_missing_features_are_clear(focused, tmp_path):
+    with pytest.raises(DataError, match="no run 'ghost'"):
+        ensure_features("ghost", "cards6", focused)
+    simulate(RunSpec("plain", 2, GameConfig(), ("mission",), 3), tmp_path, workers=1, progress=False)
+    with pytest.raises(DataError, match="no recognition features for run 'plain'"):
+        load_features("plain", "cards6", tmp_path)
+
+
+def test_corrupt_features_are_detected(focused, tmp_path):
+    simulate(RunSpec("c", 3, GameConfig(), ("mission",), 3), tmp_path, workers=1, progress=False)
+    ensure_features("c", "cards6", tmp_path, workers=1, progress=False)
+    con = connect(tmp_path)
+    con.execute("DELETE FROM rec_pending WHERE run = 'c' AND obs = 3")
+    con.close()
+    with pytest.raises(Exception, match="corrupt"):
+        load_features("c", "cards6", tmp_path)
