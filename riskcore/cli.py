@@ -85,6 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples")
     _data_dir(v)
 
+    x = sub.add_parser("experiment", help="run a named experiment end to end (recognition)")
+    x.add_argument("name", choices=["recognition"])
+    x.add_argument("--games", type=_positive, default=1000, help="games per run (train and test, each focus)")
+    x.add_argument("--seed", type=int, default=2013)
+    x.add_argument("--bootstrap", type=_positive, default=1000)
+    x.add_argument("--workers", type=_positive, default=None)
+    x.add_argument("--dask", metavar="ADDRESS", default=None)
+    x.add_argument("--quiet", action="store_true")
+    x.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
+    _data_dir(x)
+
     m = sub.add_parser("summary", help="summary figure and table of a run under reports/")
     m.add_argument("--run", default="default")
     m.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
@@ -175,6 +186,13 @@ def cmd_evaluate(a) -> None:
     print(top1_table(metrics).to_string())
 
 
+def cmd_experiment(a) -> None:
+    from riskcore.recognition.experiment import run_experiment
+
+    path = run_experiment(a.games, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap, a.out_dir)
+    print(path)
+
+
 def cmd_summary(a) -> None:
     from riskcore.summary import write_summary
 
@@ -188,7 +206,7 @@ def cmd_bench(a) -> None:
 
 
 COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
-            "recognize": cmd_recognize, "evaluate": cmd_evaluate,
+            "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "bench": cmd_bench}
 
 

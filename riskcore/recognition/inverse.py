@@ -7,8 +7,14 @@ A noisily rational player picks candidate c with probability softmax(beta * s_e(
 
     log P(obs | e) = beta s_e(chosen) - log sum_c exp(beta s_e(c))
 
-Other observations (defence outcomes are dice, fortifies and trades are not modelled) leave the posterior as it is.
-`focus` and the rationality `beta` are parameters, chosen on training games.
+A lapse rate `eps` mixes in a uniform choice, P = eps / |C| + (1 - eps) softmax, so unmodelled play cannot make
+the posterior arbitrarily confident. Other observations (defence outcomes are dice, fortifies and trades are not
+modelled) leave the posterior as it is.
+
+The observer does not know how single-minded a player is. `marginal_loglik` treats focus as a per-player latent
+variable with a uniform prior over `FOCUS_GRID`: P(obs_1..t | e) = mean_f prod_i P(obs_i | e, f), so a player who
+ignores their mission (focus 0) is soon recognised as uninformative instead of misleading the recogniser.
+`focus`, `beta` and `eps` are parameters, chosen on training games.
 """
 
 from __future__ import annotations
@@ -59,11 +65,14 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
                       cand_start, decision_start, obs_row)
 
 
-def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float = 0.8,
+FOCUS_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float = 0.8, eps: float = 0.0,
                    block: int = 400_000) -> np.ndarray:
     """(N, E) log P(obs_i | e) under the noisily rational mission-agent model."""
-    if not beta >= 0 or not 0 <= focus <= 1:
-        raise ValueError(f"need beta >= 0 and focus in [0, 1], got beta={beta}, focus={focus}")
+    if not beta >= 0 or not 0 <= focus <= 1 or not 0 <= eps < 1:
+        raise ValueError(f"need beta >= 0, focus in [0, 1], eps in [0, 1); got {beta}, {focus}, {eps}")
     e = f.hyp.size
     bit = (1 << np.arange(e)).astype(np.int64)
     n_cand = len(c.cand_start) - 1
@@ -86,7 +95,27 @@ def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float 
     lse = top + np.log(np.add.reduceat(np.exp(z - np.repeat(top, n_per, axis=0)), d_start, axis=0))
     chosen_score = np.add.reduceat(np.where(chosen_cand[:, None], z, 0.0), d_start, axis=0)
     n_chosen = np.add.reduceat(chosen_cand.astype(int), d_start)
+    soft = chosen_score - lse
+    if eps > 0:
+        soft = np.logaddexp(np.log(eps) - np.log(n_per)[:, None], np.log1p(-eps) + soft)
     ll = np.zeros((f.n, e))
     ok = n_chosen == 1
-    ll[c.obs_row[ok]] = (chosen_score - lse)[ok]
+    ll[c.obs_row[ok]] = soft[ok]
     return ll
+
+
+def inverse_posterior(f: Features, c: Candidates, starts: np.ndarray, beta: float, focus: float, eps: float = 0.0,
+                      transform=None) -> np.ndarray:
+    """(N, E) posterior after each observation; `focus < 0` marginalises focus per player over `FOCUS_GRID`:
+    log P(obs_1..i | e) = log mean_f exp(sum_i log P(obs_i | e, f)). `transform(f, ll)` may mask evidence."""
+    from scipy.special import logsumexp
+
+    from riskcore.recognition.posterior import grouped_cumsum, normalise
+
+    def loglik(x: float) -> np.ndarray:
+        ll = inverse_loglik(f, c, beta, x, eps)
+        return transform(f, ll) if transform else ll
+
+    grid = FOCUS_GRID if focus < 0 else (focus,)
+    cum = logsumexp(np.stack([grouped_cumsum(loglik(x), starts) for x in grid]), axis=0) - np.log(len(grid))
+    return normalise(np.log(f.hyp.prior)[None, :] + cum)

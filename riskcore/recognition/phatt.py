@@ -109,7 +109,6 @@ def _observed_kind(f: Features) -> tuple[np.ndarray, np.ndarray]:
 
 def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(N, E) log P(obs_i | e) under the weighting scheme; 0 for observations outside the pending set."""
-    cons, totals = counts if counts is not None else pending_counts(f)
     kind, in_pending = _observed_kind(f)
     consistent = f.consistent
     if w.scheme == "equal":
@@ -117,10 +116,18 @@ def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndar
     if w.scheme == "simple":
         wc = np.array([w.c[k] for k in PENDING_KINDS])
         wi = np.array([w.i[k] for k in PENDING_KINDS])
-        total = (cons * wc + (totals - cons) * wi).sum(axis=-1)
+        # sum_k c_k cons_k + i_k (n_k - cons_k) = sum_k i_k n_k + sum_k (c_k - i_k) cons_k; the six kinds share
+        # three consistent-count matrices (owned, attack and fortify targets), so four N x E terms suffice
+        d = wc - wi
+        n_owned = f.obs.n_owned.to_numpy(float)[:, None]
+        base = (wi[:3].sum() * n_owned + wi[3] * f.obs.n_fortify.to_numpy(float)[:, None]
+                + (wi[4] + wi[5]) * f.obs.n_attack.to_numpy(float)[:, None])
+        total = (base + (d[0] + d[1] - d[2]) * f.owned_in + d[2] * n_owned + d[3] * f.fortify_in
+                 + (d[4] + d[5]) * f.attack_in)
         own = np.where(consistent, wc[kind][:, None], wi[kind][:, None])
         ll = np.log(own) - np.log(total)
     else:
+        cons, totals = counts if counts is not None else pending_counts(f)
         c_all = cons.sum(axis=-1)
         n_all = totals.sum(axis=-1)
         i_all = n_all - c_all

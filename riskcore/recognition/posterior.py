@@ -24,11 +24,11 @@ def group_starts(f: Features) -> np.ndarray:
 def grouped_cumsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Cumulative sum along rows restarting at every group start."""
     total = np.cumsum(values, axis=0)
-    offset = np.zeros_like(total)
-    for lo, hi in zip(starts[:-1], starts[1:]):
-        if lo > 0:
-            offset[lo:hi] = total[lo - 1]
-    return total - offset
+    lengths = np.diff(starts)
+    before = np.zeros((len(lengths),) + values.shape[1:], dtype=total.dtype)
+    first = starts[:-1]
+    before[first > 0] = total[first[first > 0] - 1]
+    return total - np.repeat(before, lengths, axis=0)
 
 
 def normalise(log_scores: np.ndarray) -> np.ndarray:

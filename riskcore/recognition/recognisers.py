@@ -18,12 +18,14 @@ import numpy as np
 
 from riskcore.recognition.baselines import goal_posterior, uniform_posterior
 from riskcore.recognition.features import KINDS, Features, load_features
-from riskcore.recognition.inverse import inverse_loglik, load_candidates
+from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum
 
 NAMES = ("uniform", "goal", "phatt", "inverse", "classifier")
-DEFAULTS = {"goal": {"temperature": 0.1}, "inverse": {"beta": 20.0, "focus": 0.8}, "classifier": {"C": 1.0}}
+# inverse: focus = -1 marginalises the player's focus over inverse.FOCUS_GRID (unknown to the observer)
+DEFAULTS = {"goal": {"temperature": 0.1}, "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05},
+            "classifier": {"C": 1.0}}
 
 
 @dataclass
@@ -31,7 +33,8 @@ class Recogniser:
     name: str
     params: dict[str, float] = field(default_factory=dict)
     weights: PhattWeights | None = None
-    train_run: str | None = None
+    train_run: str | None = None  # classifier: one run or several, comma-separated
+    kinds: tuple[str, ...] | None = None  # ablation: only these observation kinds carry evidence
 
     def __post_init__(self) -> None:
         if self.name not in NAMES:
@@ -46,6 +49,12 @@ class Recogniser:
             self.weights = PhattWeights()
         if self.name == "classifier" and not self.train_run:
             raise ValueError("the classifier needs --train-run: a run with other seeds to learn from")
+        if self.kinds is not None:
+            unknown = set(self.kinds) - set(KINDS)
+            if unknown or not self.kinds:
+                raise ValueError(f"unknown observation kind(s) {sorted(unknown)}; known: {KINDS}")
+            if self.name in ("uniform", "goal", "classifier"):
+                raise ValueError(f"recogniser {self.name!r} does not take evidence by kind")
 
     @property
     def setting(self) -> str:
@@ -54,7 +63,14 @@ class Recogniser:
         extra = ",".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
         if self.name == "classifier":
             extra += f",train={self.train_run}"
-        return f"{self.name}:{extra}" if extra else self.name
+        base = f"{self.name}:{extra}" if extra else self.name
+        return base + (f"|kinds={'+'.join(self.kinds)}" if self.kinds else "")
+
+    def _only_kinds(self, f: Features, ll: np.ndarray) -> np.ndarray:
+        if self.kinds is None:
+            return ll
+        keep = np.isin(f.obs.kind.to_numpy(), self.kinds)
+        return np.where(keep[:, None], ll, 0.0)
 
     def posterior(self, f: Features, run: str, data_dir: Path | None = None) -> np.ndarray:
         """(N, E) posterior after each observation of `f`."""
@@ -64,11 +80,14 @@ class Recogniser:
         if self.name == "goal":
             return goal_posterior(f, self.params["temperature"])
         if self.name == "phatt":
-            return cumulative_posterior(f, phatt_loglik(f, self.weights), starts)
+            return cumulative_posterior(f, self._only_kinds(f, phatt_loglik(f, self.weights)), starts)
         if self.name == "inverse":
-            ll = inverse_loglik(f, load_candidates(f, run, data_dir), self.params["beta"], self.params["focus"])
-            return cumulative_posterior(f, ll, starts)
-        train = load_features(self.train_run, f.hyp.name, data_dir)
+            p = self.params
+            return inverse_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["focus"], p["eps"],
+                                     self._only_kinds)
+        train = [load_features(r.strip(), f.hyp.name, data_dir) for r in self.train_run.split(",")]
+        if run in [r.strip() for r in self.train_run.split(",")]:
+            raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
         model = fit_classifier(train, self.params["C"])
         return classifier_posterior(model, f)
 
@@ -104,14 +123,22 @@ def trace_features(f: Features) -> np.ndarray:
     return np.hstack([cum / seen, share, np.log1p(seen)])
 
 
-def fit_classifier(train: Features, C: float = 1.0):
+def fit_classifier(train: Features | list[Features], C: float = 1.0):
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    x = trace_features(train)
-    truth = train.truth.set_index(["game_id", "player"]).card
-    y = truth.reindex(list(zip(train.obs.game_id, train.obs.player))).to_numpy()
+    from riskcore.recognition.metrics import GRID
+    from riskcore.recognition.posterior import evaluation_rows
+
+    xs, ys = [], []
+    for part in train if isinstance(train, list) else [train]:
+        rows = evaluation_rows(part, turns=False, fractions=GRID).row.to_numpy()  # 20 points per player
+        xs.append(trace_features(part)[rows])
+        truth = part.truth.set_index(["game_id", "player"]).card
+        ys.append(truth.reindex(list(zip(part.obs.game_id.to_numpy()[rows], part.obs.player.to_numpy()[rows])))
+                  .to_numpy())
+    x, y = np.vstack(xs), np.concatenate(ys)
     keep = y >= 0
     if len(np.unique(y[keep])) < 2:
         raise ValueError("the training run has fewer than two mission cards among its players")
