@@ -5,6 +5,8 @@ from riskcore.cli import main
 from riskcore.config import GameConfig
 from riskcore.db import DataError, connect, query
 from riskcore.recognition.features import load_features
+from riskcore.recognition.inverse import inverse_posterior, load_candidates
+from riskcore.recognition.scoring import Scorer
 from riskcore.recognition.pipeline import ensure_features
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.simulate import RunSpec, simulate
@@ -51,7 +53,7 @@ def test_recognize_and_evaluate_commands(focused, capsys):
         assert main(["recognize", "--run", "test", "--quiet"] + args + data) == 0
     assert main(["evaluate", "--run", "test", "--bootstrap", "200"] + data) == 0
     out = capsys.readouterr().out
-    assert "inverse:beta=10,focus=0.8" in out and "uniform" in out
+    assert "inverse:beta=10,eps=0.05,focus=-1" in out and "uniform" in out
     m = query("SELECT * FROM recognition_metrics WHERE run = 'test' AND metric = 'top1' AND subset = 'all'",
               data_dir=focused)
     assert set(m.point.round(2)) == {0.1, 0.3, 0.5, 0.7, 1.0}
@@ -85,3 +87,27 @@ def test_corrupt_features_are_detected(focused, tmp_path):
     con.close()
     with pytest.raises(Exception, match="corrupt"):
         load_features("c", "cards6", tmp_path)
+
+
+def test_lapse_rate_near_one_makes_every_choice_uniform(focused):
+    from riskcore.recognition.inverse import inverse_loglik
+
+    f = load_features("test", "cards6", focused)
+    c = load_candidates(f, "test", focused)
+    ll = inverse_loglik(f, c, beta=10, focus=1.0, eps=1 - 1e-12)
+    decided = np.abs(ll).sum(axis=1) > 0
+    n_cands = np.diff(c.decision_start)
+    rows = c.obs_row
+    assert decided.sum() > 100
+    assert np.allclose(ll[rows], -np.log(n_cands)[:, None], atol=1e-9)
+
+
+def test_marginal_focus_is_not_overconfident_when_players_ignore_their_mission(tmp_path):
+    simulate(RunSpec("f0", 60, GameConfig(), ("mission:focus=0",), 9), tmp_path, workers=1, progress=False)
+    ensure_features("f0", "cards6", tmp_path, workers=1, progress=False)
+    f = load_features("f0", "cards6", tmp_path)
+    c = load_candidates(f, "f0", tmp_path)
+    scorer = Scorer(f)
+    fixed = scorer.score(inverse_posterior(f, c, scorer.starts, 10, 1.0, 0.0)).log_loss.mean()
+    marginal = scorer.score(inverse_posterior(f, c, scorer.starts, 10, -1.0, 0.05)).log_loss.mean()
+    assert marginal < fixed and marginal < np.log(6) + 0.15
