@@ -10,6 +10,7 @@ import platform
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from riskcore import ENGINE_VERSION, paths
@@ -39,6 +40,40 @@ def bench_case(config: GameConfig, agents: list[str], games: int, seed: int = 0)
     return {"games": games, "seconds": round(seconds, 3), "games_per_s": round(games / seconds, 2),
             "actions_per_game": round(actions / games, 1), "turns_per_game": round(turns / games, 1),
             "us_per_action": round(1e6 * seconds / actions, 2)}
+
+
+def _sweep_chunk(run: str, data_dir: Path | None, labels: list[tuple[str, str]]) -> int:
+    from riskcore.recognition.features import load_features
+    from riskcore.recognition.phatt import PhattWeights
+    from riskcore.recognition.scoring import Scorer
+
+    scorer = Scorer(load_features(run, "cards6", data_dir))
+    scorer.sweep_phatt([PhattWeights.parse(scheme, text) for scheme, text in labels])
+    return len(labels)
+
+
+def bench_recognition(run: str, settings: int = 100, workers: int = 2, data_dir: Path | None = None,
+                      out_dir: Path | None = None) -> pd.DataFrame:
+    """Wall time to score `settings` PHATT weight settings on a run's stored features (features loaded per worker)."""
+    from riskcore.db import query
+    from riskcore.parallel import run_tasks
+
+    half = settings // 2
+    labels = [("simple", f"c=1,i={x:.4f}") for x in np.linspace(0.3, 0.99, half)]
+    labels += [("proportional", f"lam={x:.4f}") for x in np.linspace(0.5, 0.99, settings - half)]
+    games = int(query("SELECT count(*) AS n FROM games WHERE run = ?", [run], data_dir).n[0])
+    chunks = [labels[i::workers] for i in range(workers)]
+    start = time.perf_counter()
+    done = sum(n for _, n in run_tasks(_sweep_chunk, [(run, data_dir, c) for c in chunks], workers, progress=False))
+    seconds = time.perf_counter() - start
+    df = pd.DataFrame([{"run": run, "games": games, "settings": done, "workers": workers,
+                        "seconds": round(seconds, 2), "target_seconds": 60}])
+    out_dir = Path(out_dir or paths.reports_dir() / "benchmarks")
+    write_text(out_dir / "recognition.md", "# PHATT weight sweep benchmark\n\n"
+               "Scoring (posteriors and top-1 / top-3 / log loss at the checkpoints) of weight settings over a "
+               "run's stored pending-set counts, features loaded once per worker.\n\n"
+               + df.to_markdown(index=False) + "\n")
+    return df
 
 
 def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:

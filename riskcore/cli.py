@@ -104,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="engine speed: games per second per core, time per action")
     b.add_argument("--games", type=_positive, default=200)
     b.add_argument("--out-dir", type=Path, default=None)
+    b.add_argument("--recognition", metavar="RUN", default=None,
+                   help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
+    b.add_argument("--settings", type=_positive, default=100)
+    b.add_argument("--workers", type=_positive, default=2)
+    _data_dir(b)
     return p
 
 
@@ -200,8 +205,11 @@ def cmd_summary(a) -> None:
 
 
 def cmd_bench(a) -> None:
-    from riskcore.bench import run_bench
+    from riskcore.bench import bench_recognition, run_bench
 
+    if a.recognition:
+        print(bench_recognition(a.recognition, a.settings, a.workers, a.data_dir, a.out_dir).to_string(index=False))
+        return
     print(run_bench(a.games, a.out_dir).to_string(index=False))
 
 

@@ -6,3 +6,13 @@ def test_bench_writes_its_table(tmp_path):
     assert len(df) == 3 and (df.games_per_s > 0).all() and (df.us_per_action > 0).all()
     text = (tmp_path / "engine.md").read_text()
     assert "mission agents, 4p mission" in text and "games_per_s" in text
+
+
+def test_recognition_bench_scores_every_setting(small_run, tmp_path):
+    from riskcore.bench import bench_recognition
+    from riskcore.recognition.pipeline import ensure_features
+
+    ensure_features("mixed", "cards6", small_run, workers=1, progress=False)
+    df = bench_recognition("mixed", settings=6, workers=1, data_dir=small_run, out_dir=tmp_path)
+    assert df.settings[0] == 6 and df.games[0] == 12
+    assert "PHATT weight sweep" in (tmp_path / "recognition.md").read_text()
