@@ -8,6 +8,7 @@ from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.scoring import Scorer
 from riskcore.recognition.pipeline import ensure_features
+from riskcore.recognition.phatt import PhattWeights
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.simulate import RunSpec, simulate
 
@@ -111,3 +112,20 @@ def test_marginal_focus_is_not_overconfident_when_players_ignore_their_mission(t
     fixed = scorer.score(inverse_posterior(f, c, scorer.starts, 10, 1.0, 0.0)).log_loss.mean()
     marginal = scorer.score(inverse_posterior(f, c, scorer.starts, 10, -1.0, 0.05)).log_loss.mean()
     assert marginal < fixed and marginal < np.log(6) + 0.15
+
+
+def test_full_deck_hypotheses_cover_every_card(focused):
+    from riskcore.board import load_board
+    from riskcore.recognition.hypotheses import build_hypotheses
+
+    hyp = build_hypotheses(load_board("classic"), "deck14")
+    assert len(hyp.cards) == 14 and hyp.size == 20 and np.isclose(hyp.prior.sum(), 1)
+    owner = np.zeros(42, dtype=int)
+    owner[:5] = 2
+    destroy_green = [i for i, e in enumerate(hyp.explanations) if e.name == "destroy green"][0]
+    assert hyp.membership(owner)[destroy_green].sum() == 5  # the territories green holds now
+    ensure_features("test", "deck14", focused, workers=1, progress=False)
+    f = load_features("test", "deck14", focused)
+    post = Recogniser("phatt", weights=PhattWeights("simple")).posterior(f, "test", focused)
+    assert post.shape == (f.n, 20) and np.allclose(post.sum(axis=1), 1)
+    assert (f.truth.card >= 0).all()  # every player's card is a hypothesis now
