@@ -96,6 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
     _data_dir(x)
 
+    sw = sub.add_parser("sweep", help="run a papermill parameter sweep from a spec (resumable)")
+    sw.add_argument("spec", type=Path, help="pipelines/NAME.yaml")
+    sw.add_argument("--force", action="store_true", help="rerun finished points too")
+    sw.add_argument("--check", action="store_true", help="validate the spec and list its points, run nothing")
+    sw.add_argument("--workers", type=_positive, default=None)
+    sw.add_argument("--dask", metavar="ADDRESS", default=None)
+    sw.add_argument("--quiet", action="store_true")
+    _data_dir(sw)
+
     m = sub.add_parser("summary", help="summary figure and table of a run under reports/")
     m.add_argument("--run", default="default")
     m.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
@@ -198,6 +207,24 @@ def cmd_experiment(a) -> None:
     print(path)
 
 
+def cmd_sweep(a) -> None:
+    from riskcore.sweep import load_spec, run_sweep
+
+    spec = load_spec(a.spec)
+    if a.check:
+        print(f"sweep {spec.name!r}: {len(spec.points)} point(s) of {spec.notebook.name}, spec is valid")
+        return
+    points = run_sweep(spec, a.data_dir, a.workers, a.dask, a.force, progress=not a.quiet)
+    counts = points.status.value_counts().to_dict()
+    print(f"sweep {spec.name!r}: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+          + f"; executed notebooks in reports/runs/{spec.name}/")
+    failed = points[points.status != "ok"]
+    for row in failed.itertuples():
+        print(f"  failed {row.point} {row.params}: {row.error.splitlines()[0] if row.error else ''}")
+    if len(failed):
+        raise RuntimeError(f"{len(failed)} point(s) of sweep {spec.name!r} failed (see above); rerun to retry them")
+
+
 def cmd_summary(a) -> None:
     from riskcore.summary import write_summary
 
@@ -215,6 +242,7 @@ def cmd_bench(a) -> None:
 
 COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
+            "sweep": cmd_sweep,
             "bench": cmd_bench}
 
 

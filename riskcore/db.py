@@ -6,6 +6,7 @@ Notebooks open it read-only (`connect(read_only=True)`) and close it when done: 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import duckdb
@@ -14,19 +15,29 @@ import pandas as pd
 from riskcore import paths
 
 
-DERIVED_DIRS = ("recognition", "posteriors", "metrics")
+# derived data directories and the key their sub-directories are named by (key=value)
+DERIVED_DIRS = {"recognition": "run", "posteriors": "run", "metrics": "run", "sweeps": "sweep"}
 
 
 class DataError(RuntimeError):
     """Missing or corrupt data; the message names the run, table or file."""
 
 
-def connect(data_dir: Path | None = None, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds: float = 60.0
+            ) -> duckdb.DuckDBPyConnection:
+    """Open the database; while another process holds the write lock, retry for up to `wait_seconds`."""
     db = paths.db_path(data_dir)
     if read_only and not db.exists():
         raise DataError(f"no database at {db}: run `riskcore simulate` (or `make report`) first")
     db.parent.mkdir(parents=True, exist_ok=True)
-    return duckdb.connect(str(db), read_only=read_only)
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            return duckdb.connect(str(db), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def _sql_list(files: list[Path]) -> str:
@@ -90,10 +101,10 @@ def rebuild(data_dir: Path | None = None) -> list[str]:
             con.execute(f"DROP TABLE IF EXISTS {name}")
         for run_dir in runs:
             register_tables(con, "run", run_dir.name.split("=", 1)[1], run_dir)
-        for derived in DERIVED_DIRS:  # recognition features, posteriors, metrics: one sub-directory per run
+        for derived, key in DERIVED_DIRS.items():  # one sub-directory per run or sweep
             root = Path(data_dir or paths.data_dir()) / derived
-            for run_dir in sorted(root.glob("run=*")) if root.exists() else []:
-                register_tables(con, "run", run_dir.name.split("=", 1)[1], run_dir)
+            for sub in sorted(root.glob(f"{key}=*")) if root.exists() else []:
+                register_tables(con, key, sub.name.split("=", 1)[1], sub)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from riskcore.board import load_board
@@ -26,3 +33,46 @@ def small_run(tmp_path_factory):
     spec = RunSpec("mixed", 12, GameConfig(), ("mission", "random", "domination", "mission:focus=1"), 11, chunk=5)
     simulate(spec, data, workers=1, progress=False)
     return data
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def dask_cluster(tmp_path_factory):
+    bindir = Path(sys.executable).parent
+    dask = shutil.which("dask", path=str(bindir)) or shutil.which("dask")
+    if dask is None:
+        pytest.fail("the dask command is missing: install the project with `make venv`")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    work = tmp_path_factory.mktemp("dask")
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                  "--no-dashboard"], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
+                               "--local-directory", str(work)], cwd=work, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        from distributed import Client
+
+        deadline = time.time() + 60
+        while True:
+            try:
+                with Client(address, timeout="5s") as client:
+                    client.wait_for_workers(1, timeout=30)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.5)
+        yield address
+    finally:
+        for proc in (worker, scheduler):
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()

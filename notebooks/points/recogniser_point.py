@@ -1,0 +1,36 @@
+# %% [markdown]
+# # Recogniser comparison: one point
+# One recogniser setting scored on one test run. Executed by `riskcore sweep pipelines/recognisers.yaml`;
+# results go to `recogniser_scores`.
+
+# %% tags=["parameters"]
+focus: float = 0.8  # mission focus of the test run: reads run "<run_prefix>-f<focus>"
+run_prefix: str = "rec-test"  # prefix of the run name
+recogniser: str = "inverse"  # uniform, goal, phatt, inverse or classifier
+params: str = ""  # recogniser parameters, comma-separated, as for riskcore recognize --params
+scheme: str = "simple"  # phatt only: weighting scheme
+weights: str = ""  # phatt only: weights, as for riskcore recognize --weights
+train_prefix: str = "rec-train"  # classifier only: trains on every "<train_prefix>-f*" run
+sweep: str = ""  # set by the sweep runner
+point: str = ""  # set by the sweep runner
+output_dir: str = ""  # set by the sweep runner: where result tables go
+
+# %%
+from riskcore.notebook import emit
+from riskcore.recognition.experiment import FOCUS_LEVELS
+from riskcore.recognition.features import load_features
+from riskcore.recognition.phatt import PhattWeights
+from riskcore.recognition.recognisers import Recogniser, parse_params
+from riskcore.recognition.scoring import Scorer
+
+run = f"{run_prefix}-f{focus:g}"
+train = ",".join(f"{train_prefix}-f{x:g}" for x in FOCUS_LEVELS) if recogniser == "classifier" else None
+rec = Recogniser(recogniser, parse_params(params),
+                 PhattWeights.parse(scheme, weights) if recogniser == "phatt" else None, train)
+features = load_features(run)
+
+# %%
+scores = Scorer(features).score(rec.posterior(features, run)).reset_index()
+scores = scores.assign(focus=focus, recogniser=recogniser, setting=rec.setting)
+emit(scores, "recogniser_scores", output_dir)
+scores.round(3)
