@@ -1,0 +1,47 @@
+# %% [markdown]
+# # 03 · PHATT weights
+# The `phatt_weights` sweep: the inconsistent weight of each action kind (the others at 1.0 / 0.98), scored on the
+# test runs at each focus level. Heatmaps of top-1 at 50% observed, the best settings, and sensitivity.
+
+# %% tags=["parameters"]
+sweep: str = "phatt_weights"  # the sweep whose results to plot
+point_share: float = 0.5  # share of the observation window for the heatmaps
+
+# %%
+import matplotlib.pyplot as plt
+import seaborn as sns
+
+from riskcore.db import query
+from riskcore.notebook import save_figure, save_table, setup
+
+setup()
+res = query("SELECT * FROM phatt_sweep WHERE sweep = ?", [sweep])
+res["point"] = res.point.astype(float).round(2)
+print(f"{res.setting.nunique()} weight settings x {res.focus.nunique()} focus levels")
+
+# %%
+at = res[res.point == point_share]
+levels = sorted(at.focus.unique())
+fig, axes = plt.subplots(1, len(levels), figsize=(5 * len(levels), 4), squeeze=False)
+for ax, focus in zip(axes[0], levels):
+    table = at[at.focus == focus].pivot_table(index="kind", columns="inconsistent", values="top1")
+    sns.heatmap(table, annot=True, fmt=".2f", cmap="viridis", ax=ax, cbar=False)
+    ax.set_title(f"focus {focus:g}: top-1 at {point_share:.0%}")
+save_figure(fig, "phatt-weights-heatmap")
+
+# %% [markdown]
+# ## Best settings per focus level (by mean log loss over the checkpoints)
+
+# %%
+mean = res.groupby(["focus", "kind", "inconsistent"])[["log_loss", "top1"]].mean().reset_index()
+best = mean.loc[mean.groupby("focus").log_loss.idxmin()]
+save_table(best, "phatt-weights-best")
+best.round(3)
+
+# %% [markdown]
+# ## Sensitivity: mean log loss against the inconsistent weight
+
+# %%
+g = sns.relplot(mean, x="inconsistent", y="log_loss", hue="kind", col="focus", kind="line", marker="o",
+                height=3.5, facet_kws={"sharey": False})
+save_figure(g.figure, "phatt-weights-sensitivity")

@@ -1,0 +1,87 @@
+"""Execute the analysis notebooks with papermill and build `reports/report.html` (code hidden).
+
+Notebooks live in `notebooks/` as jupytext percent files (diffable); executed copies go to
+`reports/notebooks/NAME.ipynb`. Every report figure is listed in `FIGURES` with the notebook that makes it, so a
+test can check the HTML shows each one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from riskcore import paths
+from riskcore.storage import write_text
+
+NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "report")
+FIGURES = {
+    "traces-win-rates": "01-traces",
+    "traces-game-length": "01-traces",
+    "traces-board": "01-traces",
+    "convergence-examples": "02-convergence",
+    "convergence-top1": "02-convergence",
+    "convergence-ptrue": "02-convergence",
+    "phatt-weights-heatmap": "03-phatt-weights",
+    "phatt-weights-sensitivity": "03-phatt-weights",
+    "accuracy-by-focus": "04-accuracy-tables",
+    "accuracy-winners-losers": "04-accuracy-tables",
+}
+
+
+def notebook_path(name: str) -> Path:
+    path = paths.project_root() / "notebooks" / f"{name}.py"
+    if not path.exists():
+        raise FileNotFoundError(f"notebook {name!r} not found at {path}")
+    return path
+
+
+def run_notebook(name: str, parameters: dict[str, Any] | None = None, data_dir: Path | None = None) -> Path:
+    """Execute one notebook; the executed copy is written atomically to reports/notebooks/NAME.ipynb."""
+    import papermill
+
+    from riskcore.sweep import notebook_as_ipynb
+
+    out = paths.reports_dir() / "notebooks" / f"{name}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    env = {"RISKCORE_DATA": str(Path(data_dir or paths.data_dir()).resolve()),
+           "RISKCORE_REPORTS": str(paths.reports_dir())}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # the kernel inherits them
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            nb = notebook_as_ipynb(notebook_path(name), Path(tmp))
+            staged = Path(tmp) / "executed.ipynb"
+            papermill.execute_notebook(str(nb), str(staged), parameters=parameters or {}, kernel_name="python3",
+                                       progress_bar=False, cwd=str(notebook_path(name).parent))
+            staged.replace(out)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return out
+
+
+def build_html(executed: Path) -> Path:
+    """The executed report notebook as HTML with the code hidden."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    path = paths.reports_dir() / "report.html"
+    write_text(path, body)
+    return path
+
+
+def build_report(data_dir: Path | None = None, parameters: dict[str, dict] | None = None,
+                 progress: bool = True) -> Path:
+    """Run every analysis notebook, then the report notebook, and write reports/report.html."""
+    from tqdm.auto import tqdm
+
+    for name in tqdm(NOTEBOOKS, desc="notebooks", disable=not progress):
+        executed = run_notebook(name, (parameters or {}).get(name), data_dir)
+    return build_html(executed)
