@@ -6,11 +6,13 @@ STAMP  := $(VENV)/.installed-stamp
 # QUICK=1 runs the same path on tiny sizes
 QUICK  ?=
 GAMES  ?= $(if $(QUICK),60,1000)
+REC_GAMES ?= $(if $(QUICK),40,1000)
+BOOT   ?= $(if $(QUICK),200,1000)
 SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report data summary bench lab golden clean-data
+.PHONY: help venv test test-slow report data summary recognition sweeps notebooks bench lab golden clean-data
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -35,8 +37,18 @@ data: venv ## simulate the default dataset into data/ and register it in DuckDB
 summary: venv ## write the summary figure and table under reports/
 	$(BIN)/riskcore summary --run default
 
-report: data summary ## set everything up and run the main job end to end
-	@echo "report written under reports/ (see reports/summary.md)"
+recognition: venv ## mission recognition experiment: train/test runs at 4 focus levels -> reports/recognition.md
+	$(BIN)/riskcore experiment recognition --games $(REC_GAMES) --bootstrap $(BOOT)
+
+sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the data was regenerated)
+	$(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
+	$(BIN)/riskcore sweep pipelines/recognisers.yaml --force
+
+notebooks: venv ## execute the analysis notebooks and build reports/report.html
+	$(BIN)/riskcore report
+
+report: data summary recognition sweeps notebooks ## set everything up and run the main job end to end
+	@echo "report: reports/report.html, reports/recognition.md, reports/figures/"
 
 bench: venv ## engine benchmark, written to reports/benchmarks/
 	$(BIN)/riskcore bench

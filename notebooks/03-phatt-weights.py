@@ -16,11 +16,11 @@ from riskcore.notebook import save_figure, save_table, setup
 
 setup()
 res = query("SELECT * FROM phatt_sweep WHERE sweep = ?", [sweep])
-res["point"] = res.point.astype(float).round(2)
+res["share"] = res.share.astype(float).round(2)
 print(f"{res.setting.nunique()} weight settings x {res.focus.nunique()} focus levels")
 
 # %%
-at = res[res.point == point_share]
+at = res[res.share == point_share]
 levels = sorted(at.focus.unique())
 fig, axes = plt.subplots(1, len(levels), figsize=(5 * len(levels), 4), squeeze=False)
 for ax, focus in zip(axes[0], levels):

@@ -105,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true")
     _data_dir(sw)
 
+    rp = sub.add_parser("report", help="execute the analysis notebooks and build reports/report.html")
+    rp.add_argument("--quiet", action="store_true")
+    _data_dir(rp)
+
     m = sub.add_parser("summary", help="summary figure and table of a run under reports/")
     m.add_argument("--run", default="default")
     m.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
@@ -225,6 +229,12 @@ def cmd_sweep(a) -> None:
         raise RuntimeError(f"{len(failed)} point(s) of sweep {spec.name!r} failed (see above); rerun to retry them")
 
 
+def cmd_report(a) -> None:
+    from riskcore.reporting import build_report
+
+    print(build_report(a.data_dir, progress=not a.quiet))
+
+
 def cmd_summary(a) -> None:
     from riskcore.summary import write_summary
 
@@ -242,7 +252,7 @@ def cmd_bench(a) -> None:
 
 COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
-            "sweep": cmd_sweep,
+            "sweep": cmd_sweep, "report": cmd_report,
             "bench": cmd_bench}
 
 

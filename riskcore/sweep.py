@@ -228,6 +228,10 @@ def _store_point(sweep: str, pid: str, params: dict, result: dict, data: Path, d
         write_parquet(row, stage / "sweep_points" / f"{pid}.parquet")
         for name, table in result["tables"].items():
             check_name("table", name)
+            clash = {"sweep", "point"} & set(table.column_names)
+            if clash:
+                raise SpecError(f"sweep {sweep!r} point {pid}: table {name!r} has column(s) {sorted(clash)}, "
+                                f"which the runner adds itself; rename them in the notebook")
             n = table.num_rows
             table = table.append_column("sweep", pa.array([sweep] * n)).append_column("point", pa.array([pid] * n))
             write_parquet(table, stage / name / f"{pid}.parquet")

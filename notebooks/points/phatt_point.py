@@ -31,9 +31,9 @@ scorer = Scorer(load_features(run))
 rows = []
 for value in (float(x) for x in inconsistent.split(",")):
     weights = PhattWeights.parse(scheme, f"{prefix}c={consistent},{prefix}i={value},lam={lam}")
-    score = scorer.phatt(weights).reset_index()
+    score = scorer.phatt(weights).reset_index().rename(columns={"point": "share"})
     rows.append(score.assign(focus=focus, scheme=scheme, kind=kind, consistent=consistent, inconsistent=value,
                              lam=lam, setting=weights.label()))
 scores = pd.concat(rows, ignore_index=True)
 emit(scores, "phatt_sweep", output_dir)
-scores.pivot(index="inconsistent", columns="point", values="top1").round(3)
+scores.pivot(index="inconsistent", columns="share", values="top1").round(3)

@@ -30,7 +30,7 @@ rec = Recogniser(recogniser, parse_params(params),
 features = load_features(run)
 
 # %%
-scores = Scorer(features).score(rec.posterior(features, run)).reset_index()
+scores = Scorer(features).score(rec.posterior(features, run)).reset_index().rename(columns={"point": "share"})
 scores = scores.assign(focus=focus, recogniser=recogniser, setting=rec.setting)
 emit(scores, "recogniser_scores", output_dir)
 scores.round(3)

@@ -1,0 +1,73 @@
+"""The whole research path on tiny data: experiment, both shipped sweeps (fewer points), every notebook, HTML."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from riskcore.config import GameConfig
+from riskcore.recognition.experiment import run_experiment
+from riskcore.reporting import FIGURES, NOTEBOOKS, build_report
+from riskcore.simulate import RunSpec, simulate
+from riskcore.sweep import load_spec, run_sweep
+
+ROOT = Path(__file__).parents[1]
+
+
+def _small_spec(tmp_path: Path, name: str, keep: int) -> Path:
+    spec = yaml.safe_load((ROOT / "pipelines" / f"{name}.yaml").read_text())
+    spec["notebook"] = str(ROOT / spec["notebook"])
+    if "points" in spec:
+        spec["points"] = spec["points"][:keep]
+    if "grid" in spec:
+        spec["grid"] = {k: v[:keep] if k != "focus" else v for k, v in spec["grid"].items()}
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    return path
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    data, reports = root / "data", root / "reports"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("RISKCORE_REPORTS", str(reports))
+    simulate(RunSpec("default", 10, GameConfig(), ("mission:focus=0.8", "mission:focus=0"), 1), data, workers=2,
+             progress=False)
+    run_experiment(games=24, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)
+    for name, keep in (("phatt_weights", 2), ("recognisers", 8)):
+        points = run_sweep(load_spec(_small_spec(root, name, keep)), data, workers=2, progress=False)
+        assert (points.status == "ok").all(), points[points.status != "ok"].error.tolist()
+    html = build_report(data, progress=False)
+    yield data, reports, html
+    mp.undo()
+
+
+def test_every_notebook_executes_and_is_kept(pipeline):
+    _, reports, _ = pipeline
+    for name in NOTEBOOKS:
+        assert (reports / "notebooks" / f"{name}.ipynb").exists(), name
+
+
+def test_every_report_figure_is_written(pipeline):
+    _, reports, _ = pipeline
+    for name in FIGURES:
+        png = reports / "figures" / f"{name}.png"
+        assert png.exists() and png.read_bytes()[:4] == b"\x89PNG", name
+
+
+def test_report_html_names_and_embeds_every_figure_without_code(pipeline):
+    _, _, html = pipeline
+    text = html.read_text()
+    for name in FIGURES:
+        assert f"Figure <code>{name}</code>" in text, name
+    assert text.count("data:image/png;base64") >= len(FIGURES)
+    assert "from riskcore" not in text  # code cells are hidden
+    for section in ("Question", "Method", "Results", "Limits"):
+        assert f">{section}<" in text
+
+
+def test_recognition_markdown_reports_targets(pipeline):
+    _, reports, _ = pipeline
+    text = (reports / "recognition.md").read_text()
+    assert "## Targets at the default focus" in text and "Ablation" in text
