@@ -7,7 +7,9 @@ Notebooks open it read-only (`connect(read_only=True)`) and close it when done: 
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import duckdb
 import pandas as pd
@@ -15,8 +17,8 @@ import pandas as pd
 from riskcore import paths
 
 
-# derived data directories and the key their sub-directories are named by (key=value)
-DERIVED_DIRS = {"recognition": "run", "posteriors": "run", "metrics": "run", "sweeps": "sweep"}
+# Parquet trees under the data directory, and the key their sub-directories are named by (key=value)
+PARQUET_DIRS = {"traces": "run", "recognition": "run", "posteriors": "run", "metrics": "run", "sweeps": "sweep"}
 
 
 class DataError(RuntimeError):
@@ -70,19 +72,25 @@ def register_tables(con: duckdb.DuckDBPyConnection, key_column: str | dict, key:
     return counts
 
 
-def register_dir(table_root: Path, keys: dict, data_dir: Path | None = None) -> dict[str, int]:
-    """Atomically replace the rows matching `keys` in every table under `table_root` (one transaction)."""
+@contextmanager
+def transaction(data_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A write connection inside one transaction: committed on success, rolled back on any error or interrupt."""
     con = connect(data_dir)
     try:
         con.execute("BEGIN TRANSACTION")
-        counts = register_tables(con, keys, None, table_root)
+        yield con
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     finally:
         con.close()
-    return counts
+
+
+def register_dir(table_root: Path, keys: dict, data_dir: Path | None = None) -> dict[str, int]:
+    """Atomically replace the rows matching `keys` in every table under `table_root` (one transaction)."""
+    with transaction(data_dir) as con:
+        return register_tables(con, keys, None, table_root)
 
 
 def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
@@ -91,27 +99,18 @@ def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[
 
 
 def rebuild(data_dir: Path | None = None) -> list[str]:
-    """Drop every trace table and re-register all runs found under `data/traces/`."""
-    traces = paths.traces_dir(data_dir)
-    runs = sorted(p for p in traces.glob("run=*") if p.is_dir()) if traces.exists() else []
-    con = connect(data_dir)
-    try:
-        con.execute("BEGIN TRANSACTION")
+    """Drop every table and re-register everything found under the data directory's Parquet trees."""
+    root = Path(data_dir or paths.data_dir())
+    found = []
+    with transaction(data_dir) as con:
         for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
             con.execute(f"DROP TABLE IF EXISTS {name}")
-        for run_dir in runs:
-            register_tables(con, "run", run_dir.name.split("=", 1)[1], run_dir)
-        for derived, key in DERIVED_DIRS.items():  # one sub-directory per run or sweep
-            root = Path(data_dir or paths.data_dir()) / derived
-            for sub in sorted(root.glob(f"{key}=*")) if root.exists() else []:
+        for directory, key in PARQUET_DIRS.items():  # one sub-directory per run or sweep: key=value
+            for sub in sorted((root / directory).glob(f"{key}=*")) if (root / directory).exists() else []:
                 register_tables(con, key, sub.name.split("=", 1)[1], sub)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    finally:
-        con.close()
-    return [r.name.split("=", 1)[1] for r in runs]
+                if directory == "traces":
+                    found.append(sub.name.split("=", 1)[1])
+    return found
 
 
 def describe(data_dir: Path | None = None) -> pd.DataFrame:

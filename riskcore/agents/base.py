@@ -18,6 +18,11 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return view
 
 
+def _public(name: str, doc: str) -> property:
+    """A read-only pass-through to a public field of the game state."""
+    return property(lambda self: getattr(self._s, name), doc=doc)
+
+
 class PlayerView:
     """The part of a game state that `player` may see. Arrays are read-only views that follow the game."""
 
@@ -43,25 +48,13 @@ class PlayerView:
     def card_counts(self) -> tuple[int, ...]:
         return tuple(len(h) for h in self._s.hands)
 
-    @property
-    def phase(self) -> str:
-        return self._s.phase
-
-    @property
-    def reserve(self) -> int:
-        return self._s.reserve
-
-    @property
-    def occupy(self) -> tuple[int, int, int] | None:
-        return self._s.occupy
-
-    @property
-    def turn(self) -> int:
-        return self._s.turn
-
-    @property
-    def trades(self) -> int:
-        return self._s.trades
+    phase = _public("phase", "current phase")
+    reserve = _public("reserve", "armies the player to move still has to place")
+    occupy = _public("occupy", "(src, dst, minimum move) after a conquest, else None")
+    turn = _public("turn", "player turns so far")
+    trades = _public("trades", "card sets traded so far (sets the next escalating value)")
+    n_players = _public("n_players", "seats in the game")
+    conquered_this_turn = _public("conquered", "whether the player to move has conquered this turn")
 
     @property
     def alive(self) -> tuple[bool, ...]:
@@ -70,14 +63,6 @@ class PlayerView:
     @property
     def eliminated_by(self) -> np.ndarray:
         return self._s.eliminated_by.copy()
-
-    @property
-    def n_players(self) -> int:
-        return self._s.n_players
-
-    @property
-    def conquered_this_turn(self) -> bool:
-        return self._s.conquered
 
     @property
     def forced_trade(self) -> bool:
