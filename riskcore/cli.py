@@ -105,6 +105,21 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--quiet", action="store_true")
     _data_dir(sw)
 
+    t = sub.add_parser("tournament", help="seat-rotated matches: win rates (Wilson CI) and Bradley-Terry ratings")
+    t.add_argument("--name", required=True)
+    t.add_argument("--agents", required=True, help="comma-separated agent specs (round robin if more than seats)")
+    t.add_argument("--players", type=_positive, default=2)
+    t.add_argument("--games", type=_positive, default=100, help="games per lineup")
+    t.add_argument("--mode", choices=["mission", "domination"], default="mission")
+    t.add_argument("--turn-cap", type=_positive, default=300)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--belief-weights", default=None,
+                   help="instead: aware:belief_weight=X against three --agents opponents, for each X")
+    t.add_argument("--workers", type=_positive, default=None)
+    t.add_argument("--dask", metavar="ADDRESS", default=None)
+    t.add_argument("--quiet", action="store_true")
+    _data_dir(t)
+
     rp = sub.add_parser("report", help="execute the analysis notebooks and build reports/report.html")
     rp.add_argument("--quiet", action="store_true")
     _data_dir(rp)
@@ -229,6 +244,22 @@ def cmd_sweep(a) -> None:
         raise RuntimeError(f"{len(failed)} point(s) of sweep {spec.name!r} failed (see above); rerun to retry them")
 
 
+def cmd_tournament(a) -> None:
+    from riskcore.tournament import belief_sweep, run_tournament
+
+    agents = [x.strip() for x in a.agents.split(",") if x.strip()]
+    if a.belief_weights:
+        if len(agents) != 1:
+            raise ValueError("with --belief-weights give one opponent spec in --agents")
+        weights = [float(x) for x in a.belief_weights.split(",")]
+        df = belief_sweep(a.name, weights, a.games, agents[0], a.seed, a.data_dir, a.workers, a.dask,
+                          not a.quiet)
+    else:
+        df = run_tournament(a.name, agents, a.players, a.games, a.seed, a.mode, a.turn_cap, a.data_dir, a.workers,
+                            a.dask, not a.quiet)
+    print(df.drop(columns=["tournament"]).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+
+
 def cmd_report(a) -> None:
     from riskcore.reporting import build_report
 
@@ -253,6 +284,7 @@ def cmd_bench(a) -> None:
 COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "sweep": cmd_sweep, "report": cmd_report,
+            "tournament": cmd_tournament,
             "bench": cmd_bench}
 
 

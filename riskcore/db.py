@@ -18,7 +18,8 @@ from riskcore import paths
 
 
 # Parquet trees under the data directory, and the key their sub-directories are named by (key=value)
-PARQUET_DIRS = {"traces": "run", "recognition": "run", "posteriors": "run", "metrics": "run", "sweeps": "sweep"}
+PARQUET_DIRS = {"traces": "run", "recognition": "run", "posteriors": "run", "metrics": "run", "sweeps": "sweep",
+                "tournaments": "tournament"}
 
 
 class DataError(RuntimeError):
@@ -46,6 +47,14 @@ def _sql_list(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
+def _add_new_columns(con: duckdb.DuckDBPyConnection, name: str, src: str) -> None:
+    """Schema evolution: columns the incoming files have and the table lacks are added (older rows get NULL)."""
+    have = {r[0] for r in con.execute(f"DESCRIBE {name}").fetchall()}
+    for col, dtype, *_ in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall():
+        if col not in have:
+            con.execute(f'ALTER TABLE {name} ADD COLUMN "{col}" {dtype}')
+
+
 def register_tables(con: duckdb.DuckDBPyConnection, key_column: str | dict, key: str | None, run_dir: Path
                     ) -> dict[str, int]:
     """Replace, in every table found under `run_dir/<table>/*.parquet`, the rows matching the key.
@@ -64,6 +73,7 @@ def register_tables(con: duckdb.DuckDBPyConnection, key_column: str | dict, key:
         name, src = table_dir.name, f"read_parquet({_sql_list(files)}, hive_partitioning = false)"
         try:
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM {src} LIMIT 0")
+            _add_new_columns(con, name, src)
             con.execute(f"DELETE FROM {name} WHERE {where}", list(keys.values()))
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {src}")
         except duckdb.Error as exc:

@@ -79,3 +79,19 @@ def test_rebuild_rederives_the_database_from_parquet(tmp_path, capsys):
     (tmp_path / "riskcore.duckdb").unlink()
     assert main(["db", "--rebuild"] + data) == 0
     assert query("SELECT count(*) AS n FROM events WHERE run = 'c'", data_dir=tmp_path).n[0] > 0
+
+
+def test_new_columns_are_added_to_an_existing_table(tmp_path):
+    import pyarrow as pa
+
+    from riskcore.db import register_dir
+    from riskcore.storage import write_parquet
+
+    old = tmp_path / "old"
+    write_parquet(pa.table({"run": ["r1"], "diff": [1.0]}), old / "t" / "part.parquet")
+    register_dir(old, {"run": "r1"}, tmp_path)
+    new = tmp_path / "new"
+    write_parquet(pa.table({"run": ["r2"], "difference": [2.0]}), new / "t" / "part.parquet")
+    register_dir(new, {"run": "r2"}, tmp_path)
+    rows = query("SELECT run, difference FROM t ORDER BY run", data_dir=tmp_path)
+    assert rows.difference.isna().tolist() == [True, False]

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from riskcore.agents.aware import AwareAgent
 from riskcore.agents.base import Agent, PlayerView
+from riskcore.agents.bsr import BsrAgent
+from riskcore.agents.expert import ExpertAgent
+from riskcore.agents.mcrl import McRlAgent
+from riskcore.agents.mcs import McsAgent
 from riskcore.agents.heuristic import DominationAgent, MissionAgent
+from riskcore.agents.minimax_agent import MinimaxAgent
 from riskcore.agents.random_agent import RandomAgent
 
 REGISTRY: dict[str, type[Agent]] = {}
@@ -17,7 +23,8 @@ def register(cls: type[Agent]) -> type[Agent]:
     return cls
 
 
-for _cls in (RandomAgent, MissionAgent, DominationAgent):
+for _cls in (RandomAgent, MissionAgent, DominationAgent, BsrAgent, MinimaxAgent, McRlAgent, McsAgent, ExpertAgent,
+             AwareAgent):
     register(_cls)
 
 

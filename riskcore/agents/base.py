@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.actions import Action
-from riskcore.engine import GameState
+from riskcore.engine import EVENT_FIELDS, GameState
 
 
 def _readonly(arr: np.ndarray) -> np.ndarray:
@@ -73,6 +73,18 @@ class PlayerView:
 
     def held_continents(self, player: int | None = None) -> np.ndarray:
         return self._s.held_continents(self.player if player is None else player)
+
+    def public_log(self, start: int = 0) -> list[tuple]:
+        """Events from `start` on as an observer at this seat sees them: other players' drawn cards are hidden."""
+        log = self._s.log[start:]
+        kind_at, player_at, cards_at = EVENT_FIELDS.index("kind"), EVENT_FIELDS.index("player"), \
+            EVENT_FIELDS.index("cards")
+        out = []
+        for row in log:
+            if row[kind_at] == "draw_card" and row[player_at] != self.player:
+                row = row[:cards_at] + (None,) + row[cards_at + 1:]
+            out.append(row)
+        return out
 
     def legal_actions(self) -> list[Action]:
         from riskcore.engine import legal_actions

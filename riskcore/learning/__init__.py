@@ -1,0 +1,1 @@
+"""Learning components: Monte Carlo control for dice choices."""

@@ -1,0 +1,101 @@
+"""Depth-limited paranoid alpha-beta over attack sequences in the simplified model (`search.simple`).
+
+Paranoid search (Sturtevant & Korf 2000): the root player maximises its leaf value; every other player is assumed
+to minimise it, which turns an n-player game into a two-sided one so alpha-beta pruning applies. A ply is one
+decision of the player to move: one of its best `width` allowed attacks (by army advantage), or ending its turn
+(forced after 3 attacks). When a turn ends, the next player drafts its reinforcements with the BSR heuristic.
+`plain_minimax` searches the same tree without pruning; both count the nodes they visit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from riskcore.agents.bsr import bsr_allocation
+from riskcore.search.simple import MAX_ATTACKS, apply_attack, attacks, features
+
+END = None  # the "end my turn" move
+
+
+@dataclass
+class SearchNode:
+    owner: np.ndarray
+    armies: np.ndarray
+    to_move: int
+    attacks_made: int = 0
+
+
+@dataclass
+class Search:
+    board: object
+    root: int
+    weights: np.ndarray
+    n_players: int
+    depth: int = 3
+    width: int = 6
+    nodes: int = field(default=0, init=False)
+
+    def value(self, node: SearchNode) -> float:
+        return float(self.weights @ features(self.board, node.owner, node.armies, self.root))
+
+    def moves(self, node: SearchNode) -> list:
+        if node.attacks_made >= MAX_ATTACKS:
+            return [END]
+        return attacks(self.board, node.owner, node.armies, node.to_move)[: self.width] + [END]
+
+    def child(self, node: SearchNode, move) -> SearchNode:
+        if move is not END:
+            owner, armies = apply_attack(node.owner, node.armies, *move)
+            return SearchNode(owner, armies, node.to_move, node.attacks_made + 1)
+        nxt = node.to_move
+        for _ in range(self.n_players):
+            nxt = (nxt + 1) % self.n_players
+            if (node.owner == nxt).any():
+                break
+        armies = node.armies.copy()
+        owned = node.owner == nxt
+        reserve = max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[
+            ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))].sum())
+        for t, a in bsr_allocation(self.board, node.owner, armies, nxt, reserve).items():
+            armies[t] += a
+        return SearchNode(node.owner, armies, nxt, 0)
+
+    def terminal(self, node: SearchNode) -> bool:
+        return (node.owner == self.root).all() or not (node.owner == self.root).any()
+
+    def alphabeta(self, node: SearchNode, depth: int, alpha: float, beta: float) -> float:
+        self.nodes += 1
+        if depth == 0 or self.terminal(node):
+            return self.value(node)
+        maximising = node.to_move == self.root
+        best = -np.inf if maximising else np.inf
+        for move in self.moves(node):
+            v = self.alphabeta(self.child(node, move), depth - 1, alpha, beta)
+            if maximising:
+                best = max(best, v)
+                alpha = max(alpha, v)
+            else:
+                best = min(best, v)
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        return best
+
+    def plain_minimax(self, node: SearchNode, depth: int) -> float:
+        self.nodes += 1
+        if depth == 0 or self.terminal(node):
+            return self.value(node)
+        values = [self.plain_minimax(self.child(node, m), depth - 1) for m in self.moves(node)]
+        return max(values) if node.to_move == self.root else min(values)
+
+    def best_move(self, node: SearchNode):
+        """The root player's best first move (an attack (src, dst) or END) and its value."""
+        best_move, best_value, alpha = END, -np.inf, -np.inf
+        for move in self.moves(node):
+            v = self.alphabeta(self.child(node, move), self.depth - 1, alpha, np.inf)
+            if v > best_value:
+                best_move, best_value = move, v
+            alpha = max(alpha, v)
+        return best_move, best_value

@@ -1,0 +1,151 @@
+"""`riskcore tournament`: seat-rotated matches of any agent mix, win rates with Wilson 95% intervals and a
+Bradley-Terry rating.
+
+With as many agents as seats, one run plays them all, seats rotated across games. With more agents than seats,
+every combination of `players` agents plays `games` games (a round robin), each as its own run `NAME--kNN`.
+Ratings: each game counts as its winner beating each other player; Bradley-Terry strengths are fitted by the MM
+algorithm (Hunter 2004) and shown on the Elo scale (400 log10 strength, mean 0). Results go to the
+`tournament_results` table and `reports/figures/tournament-NAME.png`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from riskcore import paths
+from riskcore.config import GameConfig
+from riskcore.db import query, register_dir
+from riskcore.simulate import RunSpec, simulate
+from riskcore.stats import wilson_interval
+from riskcore.storage import check_name, write_parquet
+
+
+def bradley_terry(winners: list[str], players: list[list[str]], iters: int = 500, tol: float = 1e-10
+                  ) -> pd.Series:
+    """Strengths from multiplayer results (winner beats each other seat); MM updates, normalised to mean 1."""
+    names = sorted({a for game in players for a in game})
+    idx = {a: i for i, a in enumerate(names)}
+    k = len(names)
+    wins = np.zeros(k)
+    pairs = np.zeros((k, k))
+    for w, game in zip(winners, players):
+        for other in game:
+            if other != w:
+                wins[idx[w]] += 1
+                pairs[idx[w], idx[other]] += 1
+                pairs[idx[other], idx[w]] += 1
+    p = np.ones(k)
+    wins_adj = wins + 0.5  # a half win each keeps winless agents finite
+    for _ in range(iters):
+        denom = (pairs / (p[:, None] + p[None, :])).sum(axis=1) + 1.0 / (p + 1.0)
+        new = wins_adj / denom
+        new /= np.exp(np.log(new).mean())
+        if np.abs(new - p).max() < tol:
+            p = new
+            break
+        p = new
+    return pd.Series(p, index=names, name="bt_strength")
+
+
+def lineups(agents: list[str], players: int) -> list[tuple[str, ...]]:
+    if len(agents) < 2:
+        raise ValueError("a tournament needs at least two agents")
+    if len(agents) <= players:
+        return [tuple(agents)]
+    return list(itertools.combinations(agents, players))
+
+
+def run_tournament(name: str, agents: list[str], players: int, games: int, seed: int = 0, mode: str = "mission",
+                   turn_cap: int = 300, data_dir: Path | None = None, workers: int | None = None,
+                   dask: str | None = None, progress: bool = True) -> pd.DataFrame:
+    check_name("tournament", name)
+    runs = []
+    for k, lineup in enumerate(lineups(agents, players)):
+        run = name if len(agents) <= players else f"{name}--k{k:02d}"
+        config = GameConfig(n_players=players, mode=mode, turn_cap=turn_cap)
+        simulate(RunSpec(run, games, config, lineup, seed + k), data_dir, workers, dask, progress)
+        runs.append(run)
+    return summarise(name, runs, data_dir)
+
+
+def summarise(name: str, runs: list[str], data_dir: Path | None = None) -> pd.DataFrame:
+    marks = ", ".join("?" for _ in runs)
+    pl = query(f"SELECT run, game_id, agent, won FROM players WHERE run IN ({marks})", runs, data_dir)
+    games = query(f"SELECT run, game_id, winner FROM games WHERE run IN ({marks})", runs, data_dir)
+    table = pl.groupby("agent").agg(games=("won", "size"), wins=("won", "sum")).reset_index()
+    table["win_rate"] = table.wins / table.games
+    table["ci_low"], table["ci_high"] = wilson_interval(table.wins, table.games)
+    decided = games[games.winner >= 0].merge(pl, on=["run", "game_id"])
+    grouped = decided.groupby(["run", "game_id"])
+    winners = [g[g.won].agent.iloc[0] for _, g in grouped]
+    seats = [list(g.agent) for _, g in grouped]
+    bt = bradley_terry(winners, seats) if winners else pd.Series(dtype=float, name="bt_strength")
+    table = table.join(bt, on="agent")
+    table["bt_elo"] = 400 * np.log10(table.bt_strength)
+    table["draws"] = table.agent.map(
+        games[games.winner < 0].merge(pl, on=["run", "game_id"]).groupby("agent").size()).fillna(0).astype(int)
+    table.insert(0, "tournament", name)
+    table = table.sort_values("bt_elo", ascending=False).reset_index(drop=True)
+    _store(table, "tournament_results", {"tournament": name}, data_dir)
+    _figure(table, name)
+    return table
+
+
+def _store(df: pd.DataFrame, table: str, keys: dict, data_dir: Path | None) -> None:
+    root = Path(data_dir or paths.data_dir())
+    key, value = next(iter(keys.items()))
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        staged = Path(tmp) / table / "part-00000.parquet"
+        write_parquet(pa.Table.from_pandas(df, preserve_index=False), staged)
+        register_dir(Path(tmp), keys, data_dir)
+        final = root / "tournaments" / f"{key}={value}" / table / "part-00000.parquet"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staged.replace(final)
+
+
+def _figure(table: pd.DataFrame, name: str) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from riskcore.notebook import save_figure
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    x = np.arange(len(table))
+    axes[0].bar(x, table.win_rate, yerr=[table.win_rate - table.ci_low, table.ci_high - table.win_rate], capsize=4)
+    axes[0].set_title("win rate (Wilson 95% CI)")
+    axes[1].bar(x, table.bt_elo)
+    axes[1].set_title("Bradley-Terry rating (Elo scale)")
+    for ax in axes:
+        ax.set_xticks(x, table.agent, rotation=25, ha="right")
+    fig.suptitle(f"tournament {name}")
+    fig.tight_layout()
+    path = save_figure(fig, f"tournament-{name}")
+    plt.close(fig)
+    return path
+
+
+def belief_sweep(name: str, weights: list[float], games: int, opponents: str = "mission", seed: int = 0,
+                 data_dir: Path | None = None, workers: int | None = None, dask: str | None = None,
+                 progress: bool = True) -> pd.DataFrame:
+    """Win rate of one `aware` agent against three `opponents` as a function of `belief_weight`."""
+    rows = []
+    for k, w in enumerate(weights):
+        run = f"{name}--bw{k:02d}"
+        spec = RunSpec(run, games, GameConfig(n_players=4, mode="mission"),
+                       (f"aware:belief_weight={w:g}", opponents, opponents, opponents), seed)
+        simulate(spec, data_dir, workers, dask, progress)
+        pl = query("SELECT won FROM players WHERE run = ? AND agent LIKE 'aware%'", [run], data_dir)
+        rows.append({"tournament": name, "belief_weight": w, "games": len(pl), "wins": int(pl.won.sum())})
+    df = pd.DataFrame(rows)
+    df["win_rate"] = df.wins / df.games
+    df["ci_low"], df["ci_high"] = wilson_interval(df.wins, df.games)
+    _store(df, "aware_sweep", {"tournament": name}, data_dir)
+    return df

@@ -1,0 +1,1 @@
+"""Parameter tuning: the genetic algorithm for the minimax agent's leaf weights."""
