@@ -12,6 +12,7 @@ import itertools
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 import pandas as pd
 import pyarrow as pa
 
@@ -127,8 +128,9 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
     recs = recognisers_for_test(chosen)
     for focus in FOCUS_LEVELS:
         run = run_name("test", focus)
-        for rec in recs:
-            recognize(run, rec, "cards6", data_dir, progress=False)
+        f = load_features(run, "cards6", data_dir)
+        for rec in tqdm(recs, desc=f"recognise {run}", disable=not progress):
+            recognize(run, rec, "cards6", data_dir, progress=False, features=f)
         evaluate(run, data_dir, n_boot=n_boot)
     _store_tuning(tuning, data_dir)
     return write_report(chosen, games, data_dir, out)

@@ -41,33 +41,44 @@ def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: boo
         build_features(run, hyp_name, data_dir=data_dir, **kw)
 
 
+def _constant(value: str, n: int) -> pa.DictionaryArray:
+    """A string column holding one value, dictionary-encoded (cheap to build and to store)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
+
+
 def posterior_rows(f, post: np.ndarray, setting: str, run: str) -> pa.Table:
     """Long table of posteriors at the 5% grid of the window and at every turn boundary."""
     starts = group_starts(f)
     pts = evaluation_rows(f, starts, turns=True, fractions=GRID)
     e = f.hyp.size
-    probs = post[pts.row.to_numpy()]
+    rows = pts.row.to_numpy()
+    probs = post[rows]
     n = len(pts)
+    seen = rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
+    kinds = pts.point_kind.to_numpy()
+    kind_codes = (kinds == "turn").astype(np.int32)
     return pa.table({
-        "run": [run] * (n * e), "setting": [setting] * (n * e), "hypotheses": [f.hyp.name] * (n * e),
+        "run": _constant(run, n * e), "setting": _constant(setting, n * e),
+        "hypotheses": _constant(f.hyp.name, n * e),
         "game_id": pa.array(np.repeat(pts.game_id.to_numpy(), e), pa.int32()),
         "player": pa.array(np.repeat(pts.player.to_numpy(), e), pa.int8()),
-        "point_kind": np.repeat(pts.point_kind.to_numpy(), e).tolist(),
+        "point_kind": pa.DictionaryArray.from_arrays(pa.array(np.repeat(kind_codes, e)),
+                                                     pa.array(["fraction", "turn"])),
         "point": pa.array(np.repeat(pts.point.to_numpy(), e), pa.float32()),
-        "n_seen": pa.array(np.repeat(pts.row.to_numpy() - starts[np.searchsorted(starts, pts.row.to_numpy(),
-                                                                                  side="right") - 1] + 1, e),
-                           pa.int32()),
+        "n_seen": pa.array(np.repeat(seen, e), pa.int32()),
         "explanation": pa.array(np.tile(np.arange(e), n), pa.int8()),
         "prob": pa.array(probs.ravel(), pa.float64()),
-        "engine_version": [ENGINE_VERSION] * (n * e)})
+        "engine_version": _constant(ENGINE_VERSION, n * e)})
 
 
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
               rebuild_features: bool = False, workers: int | None = None, dask_address: str | None = None,
-              progress: bool = True) -> dict[str, int]:
-    ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
-                    progress=progress)
-    f = load_features(run, hyp_name, data_dir)
+              progress: bool = True, features=None) -> dict[str, int]:
+    """Posteriors of one recogniser setting on a run (`features` may be passed in when already loaded)."""
+    if features is None:
+        ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
+                        progress=progress)
+    f = features if features is not None else load_features(run, hyp_name, data_dir)
     post = recogniser.posterior(f, run, data_dir)
     table = posterior_rows(f, post, recogniser.setting, run)
     name = hashlib.sha1(recogniser.setting.encode()).hexdigest()[:16]
