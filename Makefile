@@ -12,7 +12,8 @@ SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report data summary recognition sweeps notebooks bench lab golden clean-data
+.PHONY: help venv test test-slow report data summary recognition sweeps agents genetic notebooks bench lab golden \
+	clean-data
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -44,10 +45,21 @@ sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the da
 	$(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
 	$(BIN)/riskcore sweep pipelines/recognisers.yaml --force
 
+RR_GAMES ?= $(if $(QUICK),2,10)
+BW_GAMES ?= $(if $(QUICK),20,250)
+agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tuning (reduced sizes)
+	$(BIN)/riskcore tournament --name round-robin --players 2 --mode domination --turn-cap 150 --games $(RR_GAMES) \
+		--agents random,mission,domination,bsr,expert,minimax,mc-rl,mcs:playouts=6,aware
+	$(BIN)/riskcore tournament --name aware --agents mission --belief-weights 0,0.5,1,2,4 --games $(BW_GAMES)
+	$(BIN)/riskcore sweep pipelines/genetic_tuning.yaml --force
+
+genetic: venv ## genetic tuning at the reference sizes (about 3,600 minimax games)
+	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml
+
 notebooks: venv ## execute the analysis notebooks and build reports/report.html
 	$(BIN)/riskcore report
 
-report: data summary recognition sweeps notebooks ## set everything up and run the main job end to end
+report: data summary recognition sweeps agents notebooks ## set everything up and run the main job end to end
 	@echo "report: reports/report.html, reports/recognition.md, reports/figures/"
 
 bench: venv ## engine benchmark, written to reports/benchmarks/

@@ -62,8 +62,9 @@ save_figure(fig, "convergence-examples")
 # %%
 frames = []
 for x, r in runs.items():
-    df = player_metrics(r)
-    df = df[~df.setting.str.contains("kinds=")]
+    settings = query("SELECT DISTINCT setting FROM recognition_metrics WHERE run = ?", [r]).setting
+    settings = sorted(s for s in settings if "kinds=" not in s and s != "phatt:equal")  # equal = uniform
+    df = player_metrics(r, settings=settings)
     frames.append(df.assign(focus=x, p_true=np.exp(-df.log_loss)))
 per = pd.concat(frames, ignore_index=True)
 per_game = per.groupby(["focus", "setting", "point", "game_id"])[["top1", "p_true"]].mean().reset_index()

@@ -83,6 +83,18 @@ figure("accuracy-winners-losers", "Winners vs losers: top-1 at 50% observed.")
 table("accuracy-winners-losers")
 
 # %% [markdown]
+# ### Game-playing agents
+
+# %%
+figure("agents-round-robin", "Two-player round robin of every agent: win rates and Bradley-Terry ratings.")
+table("agents-round-robin")
+figure("agents-belief-weight", "The aware agent against three mission agents, by belief_weight.")
+table("agents-belief-weight")
+figure("genetic-fitness", "Genetic tuning of the minimax weights: fitness and weights per generation.")
+table("genetic-validation")
+figure("mcrl-learning", "Monte Carlo control of dice choices: learning curve and agreement with exact play.")
+
+# %% [markdown]
 # ### The dataset
 
 # %%

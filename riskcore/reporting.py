@@ -15,7 +15,7 @@ from typing import Any
 from riskcore import paths
 from riskcore.storage import write_text
 
-NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "report")
+NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "05-agents", "report")
 FIGURES = {
     "traces-win-rates": "01-traces",
     "traces-game-length": "01-traces",
@@ -27,6 +27,10 @@ FIGURES = {
     "phatt-weights-sensitivity": "03-phatt-weights",
     "accuracy-by-focus": "04-accuracy-tables",
     "accuracy-winners-losers": "04-accuracy-tables",
+    "agents-round-robin": "05-agents",
+    "agents-belief-weight": "05-agents",
+    "genetic-fitness": "05-agents",
+    "mcrl-learning": "05-agents",
 }
 
 

@@ -10,6 +10,7 @@ from riskcore.recognition.experiment import run_experiment
 from riskcore.reporting import FIGURES, NOTEBOOKS, build_report
 from riskcore.simulate import RunSpec, simulate
 from riskcore.sweep import load_spec, run_sweep
+from riskcore.tournament import belief_sweep, run_tournament
 
 ROOT = Path(__file__).parents[1]
 
@@ -38,7 +39,17 @@ def pipeline(tmp_path_factory):
     for name, keep in (("phatt_weights", 2), ("recognisers", 8)):
         points = run_sweep(load_spec(_small_spec(root, name, keep)), data, workers=2, progress=False)
         assert (points.status == "ok").all(), points[points.status != "ok"].error.tolist()
-    html = build_report(data, progress=False)
+    run_tournament("round-robin", ["random", "mission", "minimax:depth=1", "mcs:playouts=2"], 2, 2, data_dir=data,
+                   workers=2, progress=False)
+    belief_sweep("aware", [0.0, 2.0], 4, data_dir=data, workers=2, progress=False)
+    ga = yaml.safe_load((ROOT / "pipelines" / "genetic_tuning.yaml").read_text())
+    ga["notebook"] = str(ROOT / ga["notebook"])
+    ga["fixed"] = {"population": 6, "generations": 1, "tournaments": 2, "tournament_size": 3, "games_per_pair": 1,
+                   "top_k": 2, "children": 1, "mutants": 1, "validation_games": 4, "turn_cap": 40, "depth": 1}
+    (root / "ga.yaml").write_text(yaml.safe_dump(ga))
+    points = run_sweep(load_spec(root / "ga.yaml"), data, workers=1, progress=False)
+    assert (points.status == "ok").all(), points.error.tolist()
+    html = build_report(data, {"05-agents": {"mcrl_episodes": 500}}, progress=False)
     yield data, reports, html
     mp.undo()
 

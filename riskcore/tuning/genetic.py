@@ -40,7 +40,7 @@ class GAConfig:
     mutants: int = 3
     high: float = 10.0
     players: int = 2
-    mode: str = "mission"
+    mode: str = "domination"  # two-player mission games often end at once (24-territory fallback), so no signal
     turn_cap: int = 200
     depth: int = 2
     width: int = 4
