@@ -12,7 +12,7 @@ SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report data summary recognition sweeps agents genetic notebooks bench lab golden \
+.PHONY: help venv test test-slow report data summary recognition sweeps agents search genetic notebooks bench lab golden \
 	clean-data
 
 help: ## list the targets
@@ -53,13 +53,18 @@ agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tu
 	$(BIN)/riskcore tournament --name aware --agents mission --belief-weights 0,0.5,1,2,4 --games $(BW_GAMES)
 	$(BIN)/riskcore sweep pipelines/genetic_tuning.yaml --force
 
+POSITIONS ?= $(if $(QUICK),10,200)
+GB_GAMES ?= $(if $(QUICK),10,200)
+search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
+	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES)
+
 genetic: venv ## genetic tuning at the reference sizes (about 3,600 minimax games)
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml
 
 notebooks: venv ## execute the analysis notebooks and build reports/report.html
 	$(BIN)/riskcore report
 
-report: data summary recognition sweeps agents notebooks ## set everything up and run the main job end to end
+report: data summary recognition sweeps agents search notebooks ## set everything up and run the main job end to end
 	@echo "report: reports/report.html, reports/recognition.md, reports/figures/"
 
 bench: venv ## engine benchmark, written to reports/benchmarks/

@@ -95,6 +95,17 @@ table("genetic-validation")
 figure("mcrl-learning", "Monte Carlo control of dice choices: learning curve and agreement with exact play.")
 
 # %% [markdown]
+# ### Goal-based game-tree search
+
+# %%
+figure("search-nodes", "Nodes explored against look-ahead for goal-based (GB) and exhaustive (AB) search.")
+figure("search-accuracy", "GB's first decision against AB's best at the deepest look-ahead AB finishes.")
+table("search-accuracy")
+figure("search-estimate", "The tree-size estimate (formulas 1-3) against measured node counts.")
+figure("search-scalability", "GB nodes on the classic board by number of players and goal kinds.")
+table("search-agent")
+
+# %% [markdown]
 # ### The dataset
 
 # %%

@@ -86,8 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir(v)
 
     x = sub.add_parser("experiment", help="run a named experiment end to end (recognition)")
-    x.add_argument("name", choices=["recognition"])
-    x.add_argument("--games", type=_positive, default=1000, help="games per run (train and test, each focus)")
+    x.add_argument("name", choices=["recognition", "search"])
+    x.add_argument("--games", type=_positive, default=1000,
+                   help="recognition: games per run (train and test, each focus); search: GB agent games")
+    x.add_argument("--positions", type=_positive, default=200, help="search: positions per player count")
+    x.add_argument("--ab-turns", type=_positive, default=2, help="search: deepest exhaustive look-ahead (turns)")
+    x.add_argument("--gb-turns", type=_positive, default=4, help="search: deepest goal-based look-ahead (turns)")
     x.add_argument("--seed", type=int, default=2013)
     x.add_argument("--bootstrap", type=_positive, default=1000)
     x.add_argument("--workers", type=_positive, default=None)
@@ -220,6 +224,17 @@ def cmd_evaluate(a) -> None:
 
 
 def cmd_experiment(a) -> None:
+    if a.name == "search":
+        from riskcore.search.experiment import run_search_experiment
+
+        tables = run_search_experiment(a.positions, a.ab_turns, a.gb_turns, agent_games=a.games, seed=a.seed,
+                                       data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet)
+        nodes = tables["search_nodes"]
+        print(nodes.groupby(["players", "search", "lookahead"]).agg(nodes=("nodes", "mean"))
+              .join(nodes[nodes.search == "GB"].groupby(["players", "search", "lookahead"])
+                    [["optimal", "relative_loss"]].mean()).to_string())
+        print(tables["search_agent"].to_string(index=False))
+        return
     from riskcore.recognition.experiment import run_experiment
 
     path = run_experiment(a.games, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap, a.out_dir)

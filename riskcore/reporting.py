@@ -15,7 +15,8 @@ from typing import Any
 from riskcore import paths
 from riskcore.storage import write_text
 
-NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "05-agents", "report")
+NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "05-agents", "06-search",
+             "report")
 FIGURES = {
     "traces-win-rates": "01-traces",
     "traces-game-length": "01-traces",
@@ -31,6 +32,10 @@ FIGURES = {
     "agents-belief-weight": "05-agents",
     "genetic-fitness": "05-agents",
     "mcrl-learning": "05-agents",
+    "search-nodes": "06-search",
+    "search-accuracy": "06-search",
+    "search-estimate": "06-search",
+    "search-scalability": "06-search",
 }
 
 

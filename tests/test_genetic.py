@@ -5,7 +5,7 @@ from riskcore.tuning.genetic import (GAConfig, best_gene, crossover, initial_pop
                                      run_ga)
 
 TINY = GAConfig(population=8, generations=2, tournaments=2, tournament_size=4, games_per_pair=2, top_k=2,
-                children=2, mutants=1, turn_cap=80, seed=3)
+                children=2, mutants=1, turn_cap=60, depth=1, width=3, seed=3)
 
 
 def test_crossover_averages_two_parents():

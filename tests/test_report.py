@@ -7,6 +7,7 @@ import yaml
 
 from riskcore.config import GameConfig
 from riskcore.recognition.experiment import run_experiment
+from riskcore.search.experiment import run_search_experiment
 from riskcore.reporting import FIGURES, NOTEBOOKS, build_report
 from riskcore.simulate import RunSpec, simulate
 from riskcore.sweep import load_spec, run_sweep
@@ -49,6 +50,8 @@ def pipeline(tmp_path_factory):
     (root / "ga.yaml").write_text(yaml.safe_dump(ga))
     points = run_sweep(load_spec(root / "ga.yaml"), data, workers=1, progress=False)
     assert (points.status == "ok").all(), points.error.tolist()
+    run_search_experiment(n_positions=4, ab_turns=1, gb_turns=2, agent_games=4, data_dir=data, workers=2,
+                          progress=False)
     html = build_report(data, {"05-agents": {"mcrl_episodes": 500}}, progress=False)
     yield data, reports, html
     mp.undo()

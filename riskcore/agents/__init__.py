@@ -9,6 +9,7 @@ from riskcore.agents.aware import AwareAgent
 from riskcore.agents.base import Agent, PlayerView
 from riskcore.agents.bsr import BsrAgent
 from riskcore.agents.expert import ExpertAgent
+from riskcore.agents.gb_agent import GBAgent
 from riskcore.agents.mcrl import McRlAgent
 from riskcore.agents.mcs import McsAgent
 from riskcore.agents.heuristic import DominationAgent, MissionAgent
@@ -24,7 +25,7 @@ def register(cls: type[Agent]) -> type[Agent]:
 
 
 for _cls in (RandomAgent, MissionAgent, DominationAgent, BsrAgent, MinimaxAgent, McRlAgent, McsAgent, ExpertAgent,
-             AwareAgent):
+             AwareAgent, GBAgent):
     register(_cls)
 
 

@@ -1,0 +1,66 @@
+"""`gb`: plays RISK with goal-based search (`riskcore.search.gbsearch`) in the abstract turn model.
+
+At the start of its reinforcement it searches `lookahead` turns and takes the best goal's plan: all
+reinforcements on the planned territory, then the planned attacks as whole battles. `mode=lazy` follows the plan
+for the whole turn; `mode=eager` searches again before every attack, from the real position. Occupation and
+fortification follow the `domination` heuristic; card sets are traded as soon as they are held.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from riskcore.actions import Action, Attack, EndAttack, Place, Trade
+from riskcore.agents.base import PlayerView
+from riskcore.agents.heuristic import DominationAgent
+from riskcore.cards import find_sets
+from riskcore.search.abstract import AState, Model
+from riskcore.search.gbsearch import GBSearch
+
+
+class GBAgent(DominationAgent):
+    name = "gb"
+
+    def __init__(self, player: int, rng: np.random.Generator, lookahead: int = 2, mode: str = "lazy",
+                 opponents: str = "restricted", max_attacks: int = 3):
+        super().__init__(player, rng)
+        if mode not in ("lazy", "eager"):
+            raise ValueError(f"gb: mode must be lazy or eager, got {mode!r}")
+        if lookahead < 1:
+            raise ValueError(f"gb: lookahead must be at least 1, got {lookahead}")
+        self.lookahead, self.mode, self.opponents = int(lookahead), mode, opponents
+        self.max_attacks = int(max_attacks)
+        self._plan: list[tuple] = []
+        self._turn = -1
+        self._attacks = 0
+
+    def _search(self, view: PlayerView, phase: str, attacks_done: int) -> list[tuple]:
+        model = Model(view.board, view.n_players, self.max_attacks)
+        state = AState(np.array(view.owner), np.array(view.armies), self.player, phase, attacks_done)
+        _, actions, _ = GBSearch(model, self.player, self.opponents).decide(state, self.lookahead)
+        return actions
+
+    def act(self, view: PlayerView) -> Action:
+        if view.phase == "reinforce":
+            sets = find_sets(view.hand, view.board.card_symbol)
+            if sets:
+                return Trade(sets[0])
+            if view.turn != self._turn:
+                self._turn, self._attacks = view.turn, 0
+                self._plan = self._search(view, "place", 0)
+            place = next((a for a in self._plan if a[0] == "place"), None)
+            t = place[1] if place is not None and view.owner[place[1]] == self.player else self._staging(view, 1)
+            return Place(int(t), view.reserve)
+        if view.phase == "attack":
+            if self.mode == "eager":
+                self._plan = self._search(view, "attack", self._attacks)
+            planned = [a for a in self._plan if a[0] == "attack"]
+            for a in planned:
+                src, dst = a[1], a[2]
+                if view.owner[src] == self.player and view.owner[dst] != self.player and view.armies[src] >= 2:
+                    self._plan.remove(a)
+                    self._attacks += 1
+                    return Attack(src, dst, None, 0)
+            self._plan = []
+            return EndAttack()
+        return super().act(view)

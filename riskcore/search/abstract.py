@@ -1,0 +1,97 @@
+"""The abstract RISK turn model searched by goal-based (GB) and exhaustive (AB) max^n search.
+
+A turn of the player to move: one placement of all its reinforcements on one territory (placements bucketed:
+only territories with an enemy neighbour are choices), then up to `max_attacks` attacks, each a whole battle with
+its deterministic expected outcome (`search.simple.expected_battle`; a conquest moves all but one army in), then
+the end of the turn. Atomic actions: ("place", t), ("attack", src, dst), ("end",). Players move in a fixed order.
+
+Values are per player (max^n, Luckhardt & Irani 1986): v_p = 1 for a player holding every territory, else
+(territory share + army share + held continent bonus share) / 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from riskcore.search.simple import apply_attack
+
+END = ("end",)
+
+
+@dataclass
+class AState:
+    owner: np.ndarray
+    armies: np.ndarray
+    to_move: int
+    phase: str = "place"  # "place" | "attack"
+    attacks: int = 0
+
+    def key(self) -> tuple:
+        return (self.owner.tobytes(), self.armies.tobytes(), self.to_move, self.phase, self.attacks)
+
+
+@dataclass
+class Model:
+    board: object
+    n_players: int
+    max_attacks: int = 3
+
+    def reserve(self, s: AState, p: int) -> int:
+        owned = s.owner == p
+        held = ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))
+        return max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[held].sum())
+
+    def terminal(self, s: AState) -> bool:
+        return len(np.unique(s.owner)) == 1
+
+    def placements(self, s: AState) -> list[tuple]:
+        p = s.to_move
+        mine = s.owner == p
+        front = mine & (self.board.adjacency & ~mine[None, :]).any(axis=1)
+        choices = np.flatnonzero(front) if front.any() else np.flatnonzero(mine)
+        return [("place", int(t)) for t in choices]
+
+    def attacks(self, s: AState) -> list[tuple]:
+        if s.attacks >= self.max_attacks:
+            return []
+        src, dst = np.nonzero(self.board.adjacency)
+        ok = (s.owner[src] == s.to_move) & (s.owner[dst] != s.to_move) & (s.armies[src] >= 2)
+        return [("attack", int(a), int(b)) for a, b in zip(src[ok], dst[ok])]
+
+    def actions(self, s: AState) -> list[tuple]:
+        if s.phase == "place":
+            return self.placements(s)
+        return self.attacks(s) + [END]
+
+    def next_player(self, s: AState, owner: np.ndarray) -> int:
+        p = s.to_move
+        for _ in range(self.n_players):
+            p = (p + 1) % self.n_players
+            if (owner == p).any():
+                return p
+        return s.to_move
+
+    def apply(self, s: AState, a: tuple) -> AState:
+        if a[0] == "place":
+            armies = s.armies.copy()
+            armies[a[1]] += self.reserve(s, s.to_move)
+            return AState(s.owner, armies, s.to_move, "attack", 0)
+        if a[0] == "attack":
+            owner, armies = apply_attack(s.owner, s.armies, a[1], a[2])
+            return AState(owner, armies, s.to_move, "attack", s.attacks + 1)
+        return AState(s.owner, s.armies, self.next_player(s, s.owner), "place", 0)
+
+    def evaluate(self, s: AState) -> np.ndarray:
+        v = np.zeros(self.n_players)
+        total_bonus = self.board.continent_bonus.sum()
+        for p in range(self.n_players):
+            owned = s.owner == p
+            if owned.all():
+                v[p] = 1.0
+                continue
+            held = ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))
+            v[p] = (owned.mean() + s.armies[owned].sum() / s.armies.sum()
+                    + self.board.continent_bonus[held].sum() / total_bonus) / 3
+        return v

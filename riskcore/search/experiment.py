@@ -1,0 +1,150 @@
+"""`riskcore experiment search`: GB against exhaustive max^n (AB), measured the way the paper did.
+
+1. Nodes explored against look-ahead (turns) for GB and AB, averaged over seeded positions.
+2. Accuracy at the deepest look-ahead AB finishes: the share of positions where GB's first decision has the
+   same AB value as AB's best, and the mean relative loss (AB best - value of GB's choice) / (value range of the
+   root actions).
+3. The tree-size estimate (formulas in `gbsearch`) against measured node counts.
+4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
+   agents on the classic board.
+Positions: the start of a turn in seeded small-board games of `domination` agents (2 and 3 players).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from riskcore import paths
+from riskcore.board import load_board
+from riskcore.config import GameConfig
+from riskcore.db import query, register_dir
+from riskcore.game import play_game
+from riskcore.parallel import run_tasks
+from riskcore.search.abstract import AState, Model
+from riskcore.search.exhaustive import MaxN
+from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
+from riskcore.search.goals import Goal, all_goals
+from riskcore.simulate import RunSpec, game_seeds, simulate
+from riskcore.stats import wilson_interval
+from riskcore.storage import write_parquet
+
+
+def positions(n: int, players: int, seed: int, board: str = "small") -> list[AState]:
+    """`n` turn-start positions from seeded games (at most 3 per game, spread over each game)."""
+    out: list[AState] = []
+    for s in game_seeds(seed, 10 * n):
+        rec = play_game(GameConfig(board=board, n_players=players, mode="domination", turn_cap=60),
+                        ["domination"] * players, s)
+        snaps = [x for x in rec.state.snapshots if len(np.unique(x[2])) > 1]
+        rng = np.random.default_rng(s)
+        for k in rng.choice(len(snaps), size=min(3, len(snaps)), replace=False) if snaps else []:
+            turn, player, owner, armies = snaps[int(k)]
+            out.append(AState(owner.copy(), armies.copy(), int(player)))
+            if len(out) == n:
+                return out
+    return out
+
+
+def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
+    model = Model(load_board(board), players, max_attacks)
+    rows = []
+    ab_values = {}
+    for L in range(1, ab_turns + 1):
+        ab = MaxN(model)
+        ab_values[L] = ab.root(state, L)
+        rows.append({"search": "AB", "lookahead": L, "nodes": ab.nodes})
+    for L in range(1, gb_turns + 1):
+        gb = GBSearch(model, state.to_move)
+        goal, actions, _ = gb.decide(state, L)
+        row = {"search": "GB", "lookahead": L, "nodes": gb.nodes, "goal": goal.name,
+               "goals_at_root": len(gb.choices(state)), "actions_per_goal": len(actions)}
+        if L in ab_values:
+            vals = {a: v[state.to_move] for a, v in ab_values[L].items()}
+            best, worst = max(vals.values()), min(vals.values())
+            chosen = vals[actions[0]]
+            row.update(optimal=float(chosen >= best - 1e-9),
+                       relative_loss=0.0 if best - worst < 1e-12 else (best - chosen) / (best - worst))
+        rows.append(row)
+    return rows
+
+
+def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offset):
+    out = []
+    for i, s in enumerate(states):
+        out += [{**r, "position": offset + i, "players": players} for r in
+                measure(s, players, ab_turns, gb_turns, max_attacks, board)]
+    return out
+
+
+def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int = 9) -> pd.DataFrame:
+    """GB nodes on the classic board against players and the goal kinds allowed."""
+    rows = []
+    kinds_sets = {"secure": ("secure",), "+conquer": ("secure", "conquer"),
+                  "+break": ("secure", "conquer", "break"), "all": ("secure", "conquer", "break", "eliminate")}
+    for players in players_list:
+        model = Model(load_board("classic"), players, 3)
+        for s in positions(n, players, seed, board="classic"):
+            for label, kinds in kinds_sets.items():
+                gb = GBSearch(model, s.to_move, goals=[g for g in all_goals(model) if g.kind in kinds])
+                gb.decide(s, turns)
+                rows.append({"players": players, "goal_kinds": label, "n_goals": len(gb.goals), "nodes": gb.nodes})
+    return pd.DataFrame(rows)
+
+
+def run_search_experiment(n_positions: int = 200, ab_turns: int = 2, gb_turns: int = 4, max_attacks: int = 2,
+                          agent_games: int = 200, seed: int = 2009, data_dir: Path | None = None,
+                          workers: int | None = None, dask: str | None = None, progress: bool = True
+                          ) -> dict[str, pd.DataFrame]:
+    tasks = []
+    for players in (2, 3):
+        states = positions(n_positions, players, seed + players)
+        step = max(1, len(states) // 16)
+        tasks += [(states[i:i + step], players, ab_turns, gb_turns, max_attacks, "small", i)
+                  for i in range(0, len(states), step)]
+    rows = [r for _, part in run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
+                                       progress=progress) for r in part]
+    nodes = pd.DataFrame(rows)
+    scal = scalability()
+    spec = RunSpec("search-gb-vs-mission", agent_games, GameConfig(), ("gb", "mission", "mission", "mission"), seed)
+    simulate(spec, data_dir, workers, dask, progress)
+    pl = query("SELECT won FROM players WHERE run = ? AND agent = 'gb'", [spec.run], data_dir)
+    low, high = wilson_interval(int(pl.won.sum()), len(pl))
+    agent = pd.DataFrame([{"agent": "gb", "opponents": "3 mission", "games": len(pl), "wins": int(pl.won.sum()),
+                           "win_rate": float(pl.won.mean()), "ci_low": float(low), "ci_high": float(high)}])
+    estimate = estimate_table(nodes)
+    tables = {"search_nodes": nodes, "search_scalability": scal, "search_agent": agent, "search_estimate": estimate}
+    _store(tables, data_dir)
+    return tables
+
+
+def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
+    """Formulas (1)-(2) with b, g, m measured at look-ahead 1, against measured means at every look-ahead."""
+    rows = []
+    for players, d in nodes.groupby("players"):
+        b = d[(d.search == "AB") & (d.lookahead == 1)].nodes.mean()
+        gb1 = d[(d.search == "GB") & (d.lookahead == 1)]
+        g, m = gb1.goals_at_root.mean(), gb1.actions_per_goal.mean()
+        for (search, L), grp in d.groupby(["search", "lookahead"]):
+            est = estimate_ab(b, L) if search == "AB" else estimate_gb(g, m, L)
+            rows.append({"players": players, "search": search, "lookahead": L, "measured": grp.nodes.mean(),
+                         "estimated": est})
+    return pd.DataFrame(rows)
+
+
+def _store(tables: dict[str, pd.DataFrame], data_dir: Path | None) -> None:
+    root = Path(data_dir or paths.data_dir())
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        for name, df in tables.items():
+            write_parquet(pa.Table.from_pandas(df.assign(run="search"), preserve_index=False),
+                          Path(tmp) / name / "part-00000.parquet")
+        register_dir(Path(tmp), {"run": "search"}, data_dir)
+        for f in Path(tmp).rglob("*.parquet"):
+            dest = root / "metrics" / "run=search" / f.relative_to(tmp)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            f.replace(dest)

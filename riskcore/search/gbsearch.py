@@ -1,0 +1,95 @@
+"""GB: goal-based game-tree search (after Lisy, Bosansky, Jakob & Pechoucek, AAMAS 2009, GBSearch).
+
+The tree branches only where a player must choose a goal: at the start of its turn it may take any applicable
+goal (`goals.applicable_goals`); the chosen goal's algorithm is then simulated action by action, without
+branching, until the goal ends (with the turn). Players move in a fixed order and values are per player (max^n):
+each player picks the goal whose subtree maximises its own value. Every simulated state counts as a node.
+
+Opponent model: `opponent_goals="all"` lets opponents choose among all their goals; `"restricted"` lets each
+opponent consider only `secure` and conquering the continent it is closest to holding (a goal-restricting model).
+
+Tree-size estimate (our reading of the paper's formulas 1-3, for a look-ahead of L turns):
+    (1) AB nodes  N_AB(L) = sum_{k=1..L} b^k,  b the mean number of atomic-action sequences per turn
+    (2) GB nodes  N_GB(L) = sum_{k=1..L} g^k (m + 1),  g goals per choice, m atomic actions per goal
+    (3) the share of the tree GB explores = N_GB(L) / N_AB(L)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from riskcore.search.abstract import END, AState, Model
+from riskcore.search.goals import Goal, all_goals, applicable_goals
+
+
+class GBSearch:
+    def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
+                 goals: list[Goal] | None = None):
+        if opponent_goals not in ("all", "restricted"):
+            raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
+        self.model = model
+        self.root_player = root_player
+        self.opponent_goals = opponent_goals
+        self.goals = goals or all_goals(model)
+        self.nodes = 0
+
+    def choices(self, s: AState) -> list[Goal]:
+        p = s.to_move
+        options = applicable_goals(self.model, s, p, self.goals)
+        if p != self.root_player and self.opponent_goals == "restricted":
+            share = (self.model.board.continent_mask & (s.owner == p)[None, :]).sum(axis=1) / \
+                self.model.board.continent_mask.sum(axis=1)
+            held = share >= 1
+            best = int(np.argmax(np.where(held, -1, share)))
+            options = [g for g in options if g.kind == "secure" or (g.kind == "conquer" and g.target == best)]
+        return options or [Goal("secure")]
+
+    def simulate(self, s: AState, goal: Goal) -> tuple[AState, list[tuple]]:
+        """Follow a goal to the end of the turn; returns the state after and the actions taken."""
+        p, actions = s.to_move, []
+        while True:
+            a = goal.next_action(self.model, s, p)
+            s = self.model.apply(s, a)
+            self.nodes += 1
+            actions.append(a)
+            if a == END or self.model.terminal(s):
+                return s, actions
+
+    def value(self, s: AState, turns: int) -> np.ndarray:
+        self.nodes += 1
+        if turns == 0 or self.model.terminal(s):
+            return self.model.evaluate(s)
+        p = s.to_move
+        best = None
+        for goal in self.choices(s):
+            after, _ = self.simulate(s, goal)
+            v = self.value(after, turns - 1)
+            if best is None or v[p] > best[p] + 1e-12:
+                best = v
+        return best
+
+    def decide(self, s: AState, turns: int) -> tuple[Goal, list[tuple], np.ndarray]:
+        """The root player's best goal, the actions it takes this turn, and the value vector."""
+        self.nodes += 1
+        best = None
+        for goal in self.choices(s):
+            after, actions = self.simulate(s, goal)
+            v = self.value(after, turns - 1)
+            if best is None or v[s.to_move] > best[2][s.to_move] + 1e-12:
+                best = (goal, actions, v)
+        return best
+
+
+def estimate_ab(b: float, turns: int) -> float:
+    """Formula (1): nodes of exhaustive search over `turns` turns with `b` action sequences per turn."""
+    return float(sum(b**k for k in range(1, turns + 1)))
+
+
+def estimate_gb(g: float, m: float, turns: int) -> float:
+    """Formula (2): nodes of goal-based search with `g` goals per choice and `m` actions per goal."""
+    return float(sum(g**k * (m + 1) for k in range(1, turns + 1)))
+
+
+def estimate_share(b: float, g: float, m: float, turns: int) -> float:
+    """Formula (3): the share of the exhaustive tree that goal-based search explores."""
+    return estimate_gb(g, m, turns) / estimate_ab(b, turns)

@@ -1,0 +1,89 @@
+"""Goal-based search against exhaustive max^n on the abstract model."""
+
+import numpy as np
+import pytest
+
+from riskcore.board import load_board
+from riskcore.search.abstract import END, AState, Model
+from riskcore.search.exhaustive import MaxN
+from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
+from riskcore.search.goals import Goal
+from riskcore.search.experiment import measure, positions
+
+
+class OptimalGoal(Goal):
+    """A goal whose algorithm is the AB optimum for the rest of the look-ahead (turns left per player)."""
+
+    def __init__(self, turns_left: dict):
+        object.__setattr__(self, "kind", "optimal")
+        object.__setattr__(self, "target", -1)
+        object.__setattr__(self, "turns_left", turns_left)
+
+    def applicable(self, m, s, p):
+        return True
+
+    def next_action(self, m, s, p):
+        search = MaxN(m)
+        turns = self.turns_left[p]
+        return max(m.actions(s), key=lambda a: (search.value(m.apply(s, a), turns - (a == END))[p],
+                                                -m.actions(s).index(a)))
+
+
+def _position(players=2, seed=0):
+    rng = np.random.default_rng(seed)
+    owner = rng.integers(0, players, 10)
+    owner[:players] = np.arange(players)
+    return AState(owner, rng.integers(1, 6, 10), 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gb_equals_ab_when_each_player_has_one_goal_that_is_the_ab_optimum(seed):
+    model = Model(load_board("small"), 2, max_attacks=2)
+    state = _position(2, seed)
+    turns = 2
+    goal = OptimalGoal({0: 2, 1: 1})  # player 0 moves first with two turns to go, then player 1 with one
+    gb = GBSearch(model, 0, goals=[goal])
+    _, actions, gb_value = gb.decide(state, turns)
+    ab = MaxN(model)
+    ab_best = max(v[0] for v in ab.root(state, turns).values())
+    assert gb_value[0] == pytest.approx(ab_best, abs=1e-12)
+
+
+def test_gb_explores_far_fewer_nodes_than_ab():
+    model = Model(load_board("small"), 2, max_attacks=2)
+    state = _position(2, 1)
+    ab, gb = MaxN(model), GBSearch(model, 0)
+    ab.root(state, 2)
+    gb.decide(state, 2)
+    assert gb.nodes < 0.05 * ab.nodes
+
+
+def test_node_counts_are_deterministic_for_a_seed():
+    a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
+    b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
+    assert a == b and len(a) == 9
+
+
+def test_estimate_formulas_on_hand_computed_cases():
+    assert estimate_ab(10, 1) == 10 and estimate_ab(10, 2) == 110 and estimate_ab(3, 3) == 39
+    assert estimate_gb(2, 4, 1) == 10 and estimate_gb(2, 4, 2) == 30  # (2 + 4) x 5
+    assert estimate_share(10, 2, 4, 2) == pytest.approx(30 / 110)
+
+
+def test_goals_emit_legal_abstract_actions():
+    model = Model(load_board("small"), 3, max_attacks=3)
+    for state in positions(10, 3, 11):
+        gb = GBSearch(model, state.to_move)
+        for goal in gb.choices(state):
+            s = state
+            for _ in range(10):
+                a = goal.next_action(model, s, s.to_move)
+                assert a in model.actions(s), (goal.name, a)
+                s = model.apply(s, a)
+                if a == END:
+                    break
+
+
+def test_bad_opponent_model_rejected():
+    with pytest.raises(ValueError, match="opponent_goals"):
+        GBSearch(Model(load_board("small"), 2), 0, opponent_goals="psychic")
