@@ -19,6 +19,12 @@ def _positive(text: str) -> int:
     return value
 
 
+def _parallel(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workers", type=_positive, default=None, help="local processes (default: all cores)")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None, help="run on a Dask distributed scheduler")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
 def _data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="data directory (default: data/ or $RISKCORE_DATA)")
 
@@ -43,9 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fortify", choices=["adjacent", "connected"], default="adjacent")
     s.add_argument("--turn-cap", type=_positive, default=400)
     s.add_argument("--chunk", type=_positive, default=25, help="games per Parquet part (does not change results)")
-    s.add_argument("--workers", type=_positive, default=None, help="local processes (default: all cores)")
-    s.add_argument("--dask", metavar="ADDRESS", default=None, help="run on a Dask distributed scheduler")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    _parallel(s)
     _data_dir(s)
 
     r = sub.add_parser("replay", help="rebuild recorded games without an RNG and check every event and snapshot")
@@ -75,9 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--train-run", default=None, help="classifier: the run (other seeds) to learn from")
     g.add_argument("--hypotheses", default="cards6", choices=["cards6", "deck14"])
     g.add_argument("--rebuild-features", action="store_true")
-    g.add_argument("--workers", type=_positive, default=None)
-    g.add_argument("--dask", metavar="ADDRESS", default=None)
-    g.add_argument("--quiet", action="store_true")
+    _parallel(g)
     _data_dir(g)
 
     v = sub.add_parser("evaluate", help="recognition metrics with bootstrap CIs (writes recognition_metrics)")
@@ -94,9 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--gb-turns", type=_positive, default=4, help="search: deepest goal-based look-ahead (turns)")
     x.add_argument("--seed", type=int, default=2013)
     x.add_argument("--bootstrap", type=_positive, default=1000)
-    x.add_argument("--workers", type=_positive, default=None)
-    x.add_argument("--dask", metavar="ADDRESS", default=None)
-    x.add_argument("--quiet", action="store_true")
+    _parallel(x)
     x.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
     _data_dir(x)
 
@@ -104,9 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("spec", type=Path, help="pipelines/NAME.yaml")
     sw.add_argument("--force", action="store_true", help="rerun finished points too")
     sw.add_argument("--check", action="store_true", help="validate the spec and list its points, run nothing")
-    sw.add_argument("--workers", type=_positive, default=None)
-    sw.add_argument("--dask", metavar="ADDRESS", default=None)
-    sw.add_argument("--quiet", action="store_true")
+    _parallel(sw)
     _data_dir(sw)
 
     t = sub.add_parser("tournament", help="seat-rotated matches: win rates (Wilson CI) and Bradley-Terry ratings")
@@ -119,9 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--belief-weights", default=None,
                    help="instead: aware:belief_weight=X against three --agents opponents, for each X")
-    t.add_argument("--workers", type=_positive, default=None)
-    t.add_argument("--dask", metavar="ADDRESS", default=None)
-    t.add_argument("--quiet", action="store_true")
+    _parallel(t)
     _data_dir(t)
 
     rp = sub.add_parser("report", help="execute the analysis notebooks and build reports/report.html")

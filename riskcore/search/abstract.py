@@ -20,6 +20,11 @@ from riskcore.search.simple import apply_attack
 END = ("end",)
 
 
+def maxn_better(v: np.ndarray, best: np.ndarray | None, player: int) -> bool:
+    """The max^n backup rule: the mover keeps the child best for itself; ties keep the earlier child."""
+    return best is None or v[player] > best[player] + 1e-12
+
+
 @dataclass
 class AState:
     owner: np.ndarray

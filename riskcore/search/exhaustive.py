@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model
+from riskcore.search.abstract import END, AState, Model, maxn_better
 
 
 class MaxN:
@@ -23,7 +23,7 @@ class MaxN:
         best = None
         for a in self.model.actions(s):
             v = self.value(self.model.apply(s, a), turns - (a == END))
-            if best is None or v[p] > best[p] + 1e-12:
+            if maxn_better(v, best, p):
                 best = v
         return best
 

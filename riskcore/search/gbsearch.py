@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model
+from riskcore.search.abstract import END, AState, Model, maxn_better
 from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 
@@ -64,7 +64,7 @@ class GBSearch:
         for goal in self.choices(s):
             after, _ = self.simulate(s, goal)
             v = self.value(after, turns - 1)
-            if best is None or v[p] > best[p] + 1e-12:
+            if maxn_better(v, best, p):
                 best = v
         return best
 
@@ -75,7 +75,7 @@ class GBSearch:
         for goal in self.choices(s):
             after, actions = self.simulate(s, goal)
             v = self.value(after, turns - 1)
-            if best is None or v[s.to_move] > best[2][s.to_move] + 1e-12:
+            if maxn_better(v, None if best is None else best[2], s.to_move):
                 best = (goal, actions, v)
         return best
 
