@@ -76,5 +76,5 @@ golden: venv ## regenerate the golden traces after a deliberate rule change (bum
 lab: venv ## open JupyterLab on the project's environment
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
-clean-data: ## delete generated data (traces and database)
-	rm -rf data/traces data/riskcore.duckdb
+clean-data: ## delete all generated data (keeps data/README.md)
+	find data -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +

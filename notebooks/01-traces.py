@@ -3,7 +3,7 @@
 # Games, lengths, win rates by agent and seat, mission completion, and one game on the board.
 
 # %% tags=["parameters"]
-run: str = "default"  # the simulated run to describe
+dataset: str = "default"  # the simulated dataset to describe
 example_game: int = 0  # game drawn on the board at several turns
 
 # %%
@@ -18,9 +18,9 @@ from riskcore.replay import load_game, replay
 from riskcore.summary import win_rates
 
 setup()
-games = query("SELECT * FROM games WHERE run = ?", [run])
-players = query("SELECT * FROM players WHERE run = ?", [run])
-print(f"run {run!r}: {len(games)} games, {len(players)} player seats, "
+games = query("SELECT * FROM games WHERE run = ?", [dataset])
+players = query("SELECT * FROM players WHERE run = ?", [dataset])
+print(f"run {dataset!r}: {len(games)} games, {len(players)} player seats, "
       f"mean {games.turns.mean():.1f} player turns, {games.actions.mean():.0f} actions per game")
 games.end_reason.value_counts()
 
@@ -30,7 +30,7 @@ games.end_reason.value_counts()
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(12, 4))
 for ax, by in zip(axes, ("agent", "player")):
-    df = win_rates(run, by)
+    df = win_rates(dataset, by)
     ax.bar(df[by].astype(str), df.win_rate, yerr=[df.win_rate - df.ci_low, df.ci_high - df.win_rate], capsize=4)
     ax.axhline(1 / games.n_players.iloc[0], ls="--", color="grey")
     ax.set_title(f"win rate by {'seat' if by == 'player' else by}")
@@ -45,7 +45,7 @@ fig, ax = plt.subplots(figsize=(7, 4))
 sns.histplot(games, x="turns", hue="end_reason", multiple="stack", bins=30, ax=ax)
 ax.set_xlabel("player turns")
 save_figure(fig, "traces-game-length")
-missions = win_rates(run, "mission")
+missions = win_rates(dataset, "mission")
 save_table(missions, "traces-mission-completion")
 missions.round(3)
 
@@ -53,7 +53,7 @@ missions.round(3)
 # ## One game on the board
 
 # %%
-events, mission_ids, config, _ = load_game(run, example_game)
+events, mission_ids, config, _ = load_game(dataset, example_game)
 turn_ends = events.groupby("turn").seq.max()
 turns = [t for t in np.unique(np.linspace(0, turn_ends.index.max(), 4).astype(int)) if t in turn_ends.index]
 fig, axes = plt.subplots(2, 2, figsize=(16, 10))

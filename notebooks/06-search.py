@@ -4,7 +4,7 @@
 # decision, the tree-size estimate, scalability on the classic board, and a GB agent against mission agents.
 
 # %% tags=["parameters"]
-run: str = "search"  # the search experiment's key in the tables
+experiment: str = "search"  # the search experiment's key in the tables
 
 # %%
 import matplotlib.pyplot as plt
@@ -14,7 +14,7 @@ from riskcore.db import query
 from riskcore.notebook import save_figure, save_table, setup
 
 setup()
-nodes = query("SELECT * FROM search_nodes WHERE run = ?", [run])
+nodes = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])
 g = sns.relplot(nodes, x="lookahead", y="nodes", hue="search", col="players", kind="line", marker="o",
                 errorbar=("ci", 95), height=3.5)
 for ax in g.axes.ravel():
@@ -40,7 +40,7 @@ save_figure(fig, "search-accuracy")
 table.round(4)
 
 # %%
-est = query("SELECT * FROM search_estimate WHERE run = ?", [run])
+est = query("SELECT * FROM search_estimate WHERE run = ?", [experiment])
 fig, ax = plt.subplots(figsize=(6, 4))
 for (players, search), d in est.groupby(["players", "search"]):
     ax.plot(d.lookahead, d.measured, marker="o", label=f"{search} measured, {players}p")
@@ -53,10 +53,10 @@ save_figure(fig, "search-estimate")
 est.round(1)
 
 # %%
-scal = query("SELECT * FROM search_scalability WHERE run = ?", [run])
+scal = query("SELECT * FROM search_scalability WHERE run = ?", [experiment])
 g = sns.catplot(scal, x="goal_kinds", y="nodes", hue="players", kind="bar", height=4, aspect=1.4)
 g.ax.set_yscale("log")
 save_figure(g.figure, "search-scalability")
-agent = query("SELECT * FROM search_agent WHERE run = ?", [run])
+agent = query("SELECT * FROM search_agent WHERE run = ?", [experiment])
 save_table(agent.drop(columns="run"), "search-agent")
 agent.round(3)

@@ -4,7 +4,7 @@
 # results go to `recogniser_scores`.
 
 # %% tags=["parameters"]
-focus: float = 0.8  # mission focus of the test run: reads run "<run_prefix>-f<focus>"
+focus_levels: str = "0,0.5,0.8,1"  # mission focus of the test runs: reads runs "<run_prefix>-f<focus>"
 run_prefix: str = "rec-test"  # prefix of the run name
 recogniser: str = "inverse"  # uniform, goal, phatt, inverse or classifier
 params: str = ""  # recogniser parameters, comma-separated, as for riskcore recognize --params
@@ -23,14 +23,19 @@ from riskcore.recognition.phatt import PhattWeights
 from riskcore.recognition.recognisers import Recogniser, parse_params
 from riskcore.recognition.scoring import Scorer
 
-run = f"{run_prefix}-f{focus:g}"
+import pandas as pd
+
 train = ",".join(f"{train_prefix}-f{x:g}" for x in FOCUS_LEVELS) if recogniser == "classifier" else None
 rec = Recogniser(recogniser, parse_params(params),
                  PhattWeights.parse(scheme, weights) if recogniser == "phatt" else None, train)
-features = load_features(run)
 
 # %%
-scores = Scorer(features).score(rec.posterior(features, run)).reset_index().rename(columns={"point": "share"})
-scores = scores.assign(focus=focus, recogniser=recogniser, setting=rec.setting)
+frames = []
+for focus in (float(x) for x in focus_levels.split(",")):
+    run = f"{run_prefix}-f{focus:g}"
+    features = load_features(run)
+    scores = Scorer(features).score(rec.posterior(features, run)).reset_index().rename(columns={"point": "share"})
+    frames.append(scores.assign(focus=focus, recogniser=recogniser, setting=rec.setting))
+scores = pd.concat(frames, ignore_index=True)
 emit(scores, "recogniser_scores", output_dir)
-scores.round(3)
+scores.pivot(index="focus", columns="share", values="top1").round(3)

@@ -23,7 +23,7 @@ from riskcore.recognition.baselines import goal_posterior
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.phatt import PhattWeights
-from riskcore.recognition.pipeline import ensure_features, evaluate, recognize, top1_table
+from riskcore.recognition.pipeline import ensure_features, evaluate, recognize_many, top1_table
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.recognition.scoring import Scorer
 from riskcore.simulate import RunSpec, simulate
@@ -126,11 +126,9 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
     simulate_runs(games, seed, data_dir, workers, dask, progress)
     tuning, chosen = tune(data_dir, workers)
     recs = recognisers_for_test(chosen)
-    for focus in FOCUS_LEVELS:
-        run = run_name("test", focus)
-        f = load_features(run, "cards6", data_dir)
-        for rec in tqdm(recs, desc=f"recognise {run}", disable=not progress):
-            recognize(run, rec, "cards6", data_dir, progress=False, features=f)
+    tests = [run_name("test", focus) for focus in FOCUS_LEVELS]
+    recognize_many([(run, rec) for run in tests for rec in recs], "cards6", data_dir, workers, dask, progress)
+    for run in tqdm(tests, desc="evaluate", disable=not progress):
         evaluate(run, data_dir, n_boot=n_boot)
     _store_tuning(tuning, data_dir)
     return write_report(chosen, games, data_dir, out)

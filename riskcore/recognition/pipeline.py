@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
 from riskcore.db import DataError, query, register_dir
+from riskcore.parallel import run_tasks
 from riskcore.recognition.features import build_features, load_features
 from riskcore.recognition.metrics import GRID, card_metrics, convergence_points, paired, summarise
 from riskcore.recognition.posterior import evaluation_rows, group_starts
@@ -71,6 +73,32 @@ def posterior_rows(f, post: np.ndarray, setting: str, run: str) -> pa.Table:
         "engine_version": _constant(ENGINE_VERSION, n * e)})
 
 
+@lru_cache(maxsize=2)
+def _cached_features(run: str, hyp_name: str, data_dir: Path | None):
+    return load_features(run, hyp_name, data_dir)
+
+
+def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
+                    features=None) -> pa.Table:
+    """Compute one setting's posterior rows (no writing: safe in worker processes)."""
+    f = features if features is not None else _cached_features(run, hyp_name, data_dir)
+    return posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run)
+
+
+def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | None = None) -> dict[str, int]:
+    """Write a setting's posteriors and replace its rows in DuckDB in one transaction."""
+    name = hashlib.sha1(setting.encode()).hexdigest()[:16]
+    root = _data(data_dir) / "posteriors" / f"run={run}"
+    with tempfile.TemporaryDirectory(dir=_data(data_dir)) as tmp:
+        staged = Path(tmp) / "posteriors" / f"{name}.parquet"
+        write_parquet(table, staged)
+        counts = register_dir(Path(tmp), {"run": run, "setting": setting}, data_dir)
+        final = root / "posteriors" / f"{name}.parquet"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staged.replace(final)
+    return counts
+
+
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
               rebuild_features: bool = False, workers: int | None = None, dask_address: str | None = None,
               progress: bool = True, features=None) -> dict[str, int]:
@@ -79,18 +107,17 @@ def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_d
         ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
                         progress=progress)
     f = features if features is not None else load_features(run, hyp_name, data_dir)
-    post = recogniser.posterior(f, run, data_dir)
-    table = posterior_rows(f, post, recogniser.setting, run)
-    name = hashlib.sha1(recogniser.setting.encode()).hexdigest()[:16]
-    root = _data(data_dir) / "posteriors" / f"run={run}"
-    with tempfile.TemporaryDirectory(dir=_data(data_dir)) as tmp:
-        staged = Path(tmp) / "posteriors" / f"{name}.parquet"
-        write_parquet(table, staged)
-        counts = register_dir(Path(tmp), {"run": run, "setting": recogniser.setting}, data_dir)
-        final = root / "posteriors" / f"{name}.parquet"
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staged.replace(final)
-    return counts
+    return store_posteriors(run, recogniser.setting, posterior_table(run, recogniser, hyp_name, data_dir, f),
+                            data_dir)
+
+
+def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6", data_dir: Path | None = None,
+                   workers: int | None = None, dask_address: str | None = None, progress: bool = True) -> None:
+    """Many (run, recogniser) jobs: posteriors computed in parallel, written by this process only."""
+    tasks = [(run, rec, hyp_name, data_dir) for run, rec in jobs]
+    for i, table in run_tasks(posterior_table, tasks, workers, dask_address, desc="recognise", progress=progress):
+        run, rec = jobs[i]
+        store_posteriors(run, rec.setting, table, data_dir)
 
 
 def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] | None = None) -> pd.DataFrame:
