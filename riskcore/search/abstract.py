@@ -25,6 +25,19 @@ def maxn_better(v: np.ndarray, best: np.ndarray | None, player: int) -> bool:
     return best is None or v[player] > best[player] + 1e-12
 
 
+def maxn_search(model: "Model", s: "AState", turns: int, children, count) -> np.ndarray:
+    """Max^n value of `s`: `children(s, turns)` yields (child, turns left); `count()` is called once per node."""
+    count()
+    if turns == 0 or model.terminal(s):
+        return model.evaluate(s)
+    best = None
+    for child, left in children(s, turns):
+        v = maxn_search(model, child, left, children, count)
+        if maxn_better(v, best, s.to_move):
+            best = v
+    return best
+
+
 @dataclass
 class AState:
     owner: np.ndarray

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, maxn_better
+from riskcore.search.abstract import END, AState, Model, maxn_search
 
 
 class MaxN:
@@ -15,17 +15,15 @@ class MaxN:
         self.model = model
         self.nodes = 0
 
-    def value(self, s: AState, turns: int) -> np.ndarray:
+    def _count(self) -> None:
         self.nodes += 1
-        if turns == 0 or self.model.terminal(s):
-            return self.model.evaluate(s)
-        p = s.to_move
-        best = None
+
+    def _children(self, s: AState, turns: int):
         for a in self.model.actions(s):
-            v = self.value(self.model.apply(s, a), turns - (a == END))
-            if maxn_better(v, best, p):
-                best = v
-        return best
+            yield self.model.apply(s, a), turns - (a == END)
+
+    def value(self, s: AState, turns: int) -> np.ndarray:
+        return maxn_search(self.model, s, turns, self._children, self._count)
 
     def root(self, s: AState, turns: int) -> dict[tuple, np.ndarray]:
         """Value vector of every root action."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, maxn_better
+from riskcore.search.abstract import END, AState, Model, maxn_better, maxn_search
 from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 
@@ -55,18 +55,15 @@ class GBSearch:
             if a == END or self.model.terminal(s):
                 return s, actions
 
-    def value(self, s: AState, turns: int) -> np.ndarray:
+    def _count(self) -> None:
         self.nodes += 1
-        if turns == 0 or self.model.terminal(s):
-            return self.model.evaluate(s)
-        p = s.to_move
-        best = None
+
+    def _children(self, s: AState, turns: int):
         for goal in self.choices(s):
-            after, _ = self.simulate(s, goal)
-            v = self.value(after, turns - 1)
-            if maxn_better(v, best, p):
-                best = v
-        return best
+            yield self.simulate(s, goal)[0], turns - 1
+
+    def value(self, s: AState, turns: int) -> np.ndarray:
+        return maxn_search(self.model, s, turns, self._children, self._count)
 
     def decide(self, s: AState, turns: int) -> tuple[Goal, list[tuple], np.ndarray]:
         """The root player's best goal, the actions it takes this turn, and the value vector."""
