@@ -9,7 +9,6 @@ focus_levels: str = "0,0.5,0.8,1"  # comma-separated focus levels
 
 # %%
 import matplotlib.pyplot as plt
-import pandas as pd
 import seaborn as sns
 
 from riskcore.db import query

@@ -6,6 +6,7 @@ Notebooks open it read-only (`connect(read_only=True)`) and close it when done: 
 
 from __future__ import annotations
 
+import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,6 +104,31 @@ def register_dir(table_root: Path, keys: dict, data_dir: Path | None = None) -> 
         return register_tables(con, keys, None, table_root)
 
 
+def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None = None) -> dict[str, int]:
+    """Write each table (DataFrame or Arrow) to data/DIRECTORY/KEY=VALUE/TABLE/part-00000.parquet and replace the
+    rows matching `keys` in DuckDB, in one transaction; `directory` must be one of `PARQUET_DIRS`."""
+    import pyarrow as pa
+
+    from riskcore.storage import write_parquet
+
+    if PARQUET_DIRS.get(directory) != next(iter(keys)):
+        raise ValueError(f"{directory!r} is keyed by {PARQUET_DIRS.get(directory)!r}, not {next(iter(keys))!r}")
+    root = Path(data_dir or paths.data_dir())
+    root.mkdir(parents=True, exist_ok=True)
+    final = root / directory / "=".join(map(str, next(iter(keys.items()))))
+    with tempfile.TemporaryDirectory(dir=root) as tmp:
+        for name, frame in frames.items():
+            table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
+            if table.num_rows:
+                write_parquet(table, Path(tmp) / name / "part-00000.parquet")
+        counts = register_dir(Path(tmp), keys, data_dir)
+        for f in Path(tmp).rglob("*.parquet"):
+            dest = final / f.relative_to(tmp)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            f.replace(dest)
+    return counts
+
+
 def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
     """Atomically replace run `run` in the database with the Parquet tables under `run_dir`."""
     return register_dir(run_dir, {"run": run}, data_dir)
@@ -130,8 +156,8 @@ def describe(data_dir: Path | None = None) -> pd.DataFrame:
         rows = []
         for (name,) in con.execute("SELECT table_name FROM information_schema.tables ORDER BY 1").fetchall():
             n = con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-            cols = con.execute(f"SELECT column_name || ' ' || data_type FROM information_schema.columns "
-                               f"WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
+            cols = con.execute("SELECT column_name || ' ' || data_type FROM information_schema.columns "
+                               "WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
             rows.append({"table": name, "rows": n, "columns": ", ".join(c for (c,) in cols)})
         return pd.DataFrame(rows)
     finally:

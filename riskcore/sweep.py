@@ -27,7 +27,6 @@ import json
 import shutil
 import tempfile
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -11,19 +11,16 @@ algorithm (Hunter 2004) and shown on the Elo scale (400 log10 strength, mean 0).
 from __future__ import annotations
 
 import itertools
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from riskcore import paths
 from riskcore.config import GameConfig
-from riskcore.db import query, register_dir
+from riskcore.db import query, store_frames
 from riskcore.simulate import RunSpec, simulate
 from riskcore.stats import wilson_interval
-from riskcore.storage import check_name, write_parquet
+from riskcore.storage import check_name
 
 
 def bradley_terry(winners: list[str], players: list[list[str]], iters: int = 500, tol: float = 1e-10
@@ -92,21 +89,9 @@ def summarise(name: str, runs: list[str], data_dir: Path | None = None) -> pd.Da
         games[games.winner < 0].merge(pl, on=["run", "game_id"]).groupby("agent").size()).fillna(0).astype(int)
     table.insert(0, "tournament", name)
     table = table.sort_values("bt_elo", ascending=False).reset_index(drop=True)
-    _store(table, "tournament_results", {"tournament": name}, data_dir)
+    store_frames({"tournament_results": table}, "tournaments", {"tournament": name}, data_dir)
     _figure(table, name)
     return table
-
-
-def _store(df: pd.DataFrame, table: str, keys: dict, data_dir: Path | None) -> None:
-    root = Path(data_dir or paths.data_dir())
-    key, value = next(iter(keys.items()))
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
-        staged = Path(tmp) / table / "part-00000.parquet"
-        write_parquet(pa.Table.from_pandas(df, preserve_index=False), staged)
-        register_dir(Path(tmp), keys, data_dir)
-        final = root / "tournaments" / f"{key}={value}" / table / "part-00000.parquet"
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staged.replace(final)
 
 
 def _figure(table: pd.DataFrame, name: str) -> Path:
@@ -147,5 +132,5 @@ def belief_sweep(name: str, weights: list[float], games: int, opponents: str = "
     df = pd.DataFrame(rows)
     df["win_rate"] = df.wins / df.games
     df["ci_low"], df["ci_high"] = wilson_interval(df.wins, df.games)
-    _store(df, "aware_sweep", {"tournament": name}, data_dir)
+    store_frames({"aware_sweep": df}, "tournaments", {"tournament": name}, data_dir)
     return df

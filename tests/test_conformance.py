@@ -1,7 +1,6 @@
 """Invariants over 2,000 seeded games of random and mission agents: every territory owned, armies >= 1, armies
 conserved event by event, only legal actions, exactly one winner who has completed their mission."""
 
-import numpy as np
 import pytest
 
 from riskcore.actions import Attack, Fortify, Occupy, Place

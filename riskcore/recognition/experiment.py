@@ -14,11 +14,10 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 import pandas as pd
-import pyarrow as pa
 
 from riskcore import paths
 from riskcore.config import GameConfig
-from riskcore.db import query, register_dir
+from riskcore.db import query, store_frames
 from riskcore.recognition.baselines import goal_posterior
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
@@ -27,7 +26,7 @@ from riskcore.recognition.pipeline import ensure_features, evaluate, recognize_m
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.recognition.scoring import Scorer
 from riskcore.simulate import RunSpec, simulate
-from riskcore.storage import write_parquet, write_text
+from riskcore.storage import write_text
 
 FOCUS_LEVELS = (0.0, 0.5, 0.8, 1.0)
 DEFAULT_FOCUS = 0.8  # the mission agent's default
@@ -135,14 +134,8 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
 
 
 def _store_tuning(tuning: pd.DataFrame, data_dir: Path | None) -> None:
-    import tempfile
-
-    root = Path(data_dir or paths.data_dir())
-    df = tuning.assign(run="rec-experiment")
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
-        write_parquet(pa.Table.from_pandas(df, preserve_index=False),
-                      Path(tmp) / "recognition_tuning" / "part-00000.parquet")
-        register_dir(Path(tmp), {"run": "rec-experiment"}, data_dir)
+    store_frames({"recognition_tuning": tuning.assign(run="rec-experiment")}, "metrics", {"run": "rec-experiment"},
+                 data_dir)
 
 
 def _fmt(v: float, lo: float, hi: float) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.db import DataError, query, register_dir
+from riskcore.db import DataError, query, register_dir, store_frames
 from riskcore.parallel import run_tasks
 from riskcore.recognition.features import build_features, load_features
 from riskcore.recognition.metrics import GRID, card_metrics, convergence_points, paired, summarise
@@ -186,17 +186,8 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     paired_df = pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame()
     if not paired_df.empty:
         paired_df.insert(0, "run", run)
-    root = _data(data_dir) / "metrics" / f"run={run}"
-    with tempfile.TemporaryDirectory(dir=_data(data_dir)) as tmp:
-        for name, df in (("recognition_metrics", metrics), ("recognition_paired", paired_df)):
-            if not df.empty:
-                write_parquet(pa.Table.from_pandas(df, preserve_index=False), Path(tmp) / name / "part-00000.parquet")
-        register_dir(Path(tmp), {"run": run}, data_dir)
-        for name in ("recognition_metrics", "recognition_paired"):
-            src = Path(tmp) / name / "part-00000.parquet"
-            if src.exists():
-                (root / name).mkdir(parents=True, exist_ok=True)
-                src.replace(root / name / "part-00000.parquet")
+    store_frames({"recognition_metrics": metrics, "recognition_paired": paired_df}, "metrics", {"run": run},
+                 data_dir)
     return metrics
 
 

@@ -12,26 +12,22 @@ Positions: the start of a turn in seeded small-board games of `domination` agent
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from riskcore import paths
 from riskcore.board import load_board
 from riskcore.config import GameConfig
-from riskcore.db import query, register_dir
+from riskcore.db import query, store_frames
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.search.abstract import AState, Model
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
-from riskcore.search.goals import Goal, all_goals
+from riskcore.search.goals import all_goals
 from riskcore.simulate import RunSpec, game_seeds, simulate
 from riskcore.stats import wilson_interval
-from riskcore.storage import write_parquet
 
 
 def positions(n: int, players: int, seed: int, board: str = "small") -> list[AState]:
@@ -137,14 +133,5 @@ def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
 
 
 def _store(tables: dict[str, pd.DataFrame], data_dir: Path | None) -> None:
-    root = Path(data_dir or paths.data_dir())
-    root.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
-        for name, df in tables.items():
-            write_parquet(pa.Table.from_pandas(df.assign(run="search"), preserve_index=False),
-                          Path(tmp) / name / "part-00000.parquet")
-        register_dir(Path(tmp), {"run": "search"}, data_dir)
-        for f in Path(tmp).rglob("*.parquet"):
-            dest = root / "metrics" / "run=search" / f.relative_to(tmp)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            f.replace(dest)
+    store_frames({name: df.assign(run="search") for name, df in tables.items()}, "metrics", {"run": "search"},
+                 data_dir)

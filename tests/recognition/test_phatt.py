@@ -3,17 +3,14 @@
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from riskcore.board import load_board
-from riskcore.config import GameConfig
-from riskcore.engine import GameState
-from riskcore.recognition.features import KINDS, extract_game, features_from_parts, load_features
+from riskcore.recognition.features import extract_game, features_from_parts, load_features
 from riskcore.recognition.hypotheses import Explanation, Hypotheses, build_hypotheses
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.pipeline import ensure_features
-from riskcore.recognition.posterior import cumulative_posterior, group_starts
+from riskcore.recognition.posterior import cumulative_posterior
 from riskcore.replay import iter_replay, load_game
 
 N1, N2, N3, E1, E2, E3, E4, S1, S2, S3 = range(10)
@@ -149,7 +146,7 @@ def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
         for idx, row in obs.iterrows():
             by_seq.setdefault(int(row.seq), []).append(idx)
         owner_before = {}
-        prev = None
+        prev, before = None, None
         for seq, state in iter_replay(events, missions, config):
             if prev is not None:
                 for s in range(prev + 1, seq + 1):
