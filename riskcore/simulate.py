@@ -89,21 +89,38 @@ def simulate(spec: RunSpec, data_dir: Path | None = None, workers: int | None = 
     All files are staged in a hidden directory; the database is updated in one transaction from the staged files
     and only then is the run directory swapped in, so an interruption leaves the previous run intact.
     """
+    return simulate_many([spec], data_dir, workers, dask_address, progress, desc=f"simulate {spec.run}")[spec.run]
+
+
+def simulate_many(specs: list[RunSpec], data_dir: Path | None = None, workers: int | None = None,
+                  dask_address: str | None = None, progress: bool = True, desc: str = "simulate"
+                  ) -> dict[str, dict[str, int]]:
+    """Several runs with their games in one pool (tournaments); each run lands as `simulate` lands one."""
+    names = [s.run for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"run names repeat: {names}")
     data_dir = Path(data_dir or paths.data_dir())
-    final = paths.traces_dir(data_dir) / f"run={spec.run}"
-    seeds = game_seeds(spec.seed, spec.games)
-    chunks = [list(range(i, min(i + spec.chunk, spec.games))) for i in range(0, spec.games, spec.chunk)]
-    stage = staging_dir(final)
+    finals = [paths.traces_dir(data_dir) / f"run={s.run}" for s in specs]
+    stages = [staging_dir(f) for f in finals]
+    counts = {}
     try:
-        tasks = [(spec, ids, [seeds[g] for g in ids]) for ids in chunks]
-        for i, tables in run_tasks(simulate_chunk, tasks, workers, dask_address, desc=f"simulate {spec.run}",
-                                   progress=progress):
+        tasks, owner = [], []
+        for k, spec in enumerate(specs):
+            seeds = game_seeds(spec.seed, spec.games)
+            for i, lo in enumerate(range(0, spec.games, spec.chunk)):
+                ids = list(range(lo, min(lo + spec.chunk, spec.games)))
+                tasks.append((spec, ids, [seeds[g] for g in ids]))
+                owner.append((k, i))
+        for t, tables in run_tasks(simulate_chunk, tasks, workers, dask_address, desc=desc, progress=progress):
+            k, i = owner[t]
             for name, table in tables.items():
-                write_parquet(table, stage / name / f"part-{i:05d}.parquet")
-        write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
-        counts = register_run(stage, spec.run, data_dir)
-        replace_dir(stage, final)
+                write_parquet(table, stages[k] / name / f"part-{i:05d}.parquet")
+        for spec, stage, final in zip(specs, stages, finals):
+            write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
+            counts[spec.run] = register_run(stage, spec.run, data_dir)
+            replace_dir(stage, final)
     finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
+        for stage in stages:
+            if stage.exists():
+                shutil.rmtree(stage, ignore_errors=True)
     return counts

@@ -18,7 +18,7 @@ import pandas as pd
 
 from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
-from riskcore.simulate import RunSpec, simulate
+from riskcore.simulate import RunSpec, simulate_many
 from riskcore.stats import wilson_interval
 from riskcore.storage import check_name
 
@@ -62,12 +62,12 @@ def run_tournament(name: str, agents: list[str], players: int, games: int, seed:
                    turn_cap: int = 300, data_dir: Path | None = None, workers: int | None = None,
                    dask: str | None = None, progress: bool = True) -> pd.DataFrame:
     check_name("tournament", name)
-    runs = []
-    for k, lineup in enumerate(lineups(agents, players)):
-        run = name if len(agents) <= players else f"{name}--k{k:02d}"
-        config = GameConfig(n_players=players, mode=mode, turn_cap=turn_cap)
-        simulate(RunSpec(run, games, config, lineup, seed + k), data_dir, workers, dask, progress)
-        runs.append(run)
+    config = GameConfig(n_players=players, mode=mode, turn_cap=turn_cap)
+    groups = lineups(agents, players)
+    specs = [RunSpec(name if len(groups) == 1 else f"{name}--k{k:02d}", games, config, lineup, seed + k)
+             for k, lineup in enumerate(groups)]
+    simulate_many(specs, data_dir, workers, dask, progress, desc=f"tournament {name}")
+    runs = [s.run for s in specs]
     return summarise(name, runs, data_dir)
 
 
@@ -121,13 +121,13 @@ def belief_sweep(name: str, weights: list[float], games: int, opponents: str = "
                  data_dir: Path | None = None, workers: int | None = None, dask: str | None = None,
                  progress: bool = True) -> pd.DataFrame:
     """Win rate of one `aware` agent against three `opponents` as a function of `belief_weight`."""
+    config = GameConfig(n_players=4, mode="mission")
+    specs = [RunSpec(f"{name}--bw{k:02d}", games, config, (f"aware:belief_weight={w:g}", opponents, opponents,
+                                                           opponents), seed) for k, w in enumerate(weights)]
+    simulate_many(specs, data_dir, workers, dask, progress, desc=f"belief sweep {name}")
     rows = []
-    for k, w in enumerate(weights):
-        run = f"{name}--bw{k:02d}"
-        spec = RunSpec(run, games, GameConfig(n_players=4, mode="mission"),
-                       (f"aware:belief_weight={w:g}", opponents, opponents, opponents), seed)
-        simulate(spec, data_dir, workers, dask, progress)
-        pl = query("SELECT won FROM players WHERE run = ? AND agent LIKE 'aware%'", [run], data_dir)
+    for w, spec in zip(weights, specs):
+        pl = query("SELECT won FROM players WHERE run = ? AND agent LIKE 'aware%'", [spec.run], data_dir)
         rows.append({"tournament": name, "belief_weight": w, "games": len(pl), "wins": int(pl.won.sum())})
     df = pd.DataFrame(rows)
     df["win_rate"] = df.wins / df.games
