@@ -104,9 +104,11 @@ def register_dir(table_root: Path, keys: dict, data_dir: Path | None = None) -> 
         return register_tables(con, keys, None, table_root)
 
 
-def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None = None) -> dict[str, int]:
-    """Write each table (DataFrame or Arrow) to data/DIRECTORY/KEY=VALUE/TABLE/part-00000.parquet and replace the
-    rows matching `keys` in DuckDB, in one transaction; `directory` must be one of `PARQUET_DIRS`."""
+def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None = None,
+                 part: str = "part-00000") -> dict[str, int]:
+    """Write each table (DataFrame or Arrow) to data/DIRECTORY/KEY=VALUE/TABLE/PART.parquet and replace the rows
+    matching `keys` in DuckDB, in one transaction. `directory` must be one of `PARQUET_DIRS` and its key must come
+    first in `keys`; further keys (a setting, a sweep point) let several parts share one directory."""
     import pyarrow as pa
 
     from riskcore.storage import write_parquet
@@ -119,8 +121,8 @@ def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         for name, frame in frames.items():
             table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
-            if table.num_rows:
-                write_parquet(table, Path(tmp) / name / "part-00000.parquet")
+            if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
+                write_parquet(table, Path(tmp) / name / f"{part}.parquet")
         counts = register_dir(Path(tmp), keys, data_dir)
         for f in Path(tmp).rglob("*.parquet"):
             dest = final / f.relative_to(tmp)
@@ -147,6 +149,18 @@ def rebuild(data_dir: Path | None = None) -> list[str]:
                 if directory == "traces":
                     found.append(sub.name.split("=", 1)[1])
     return found
+
+
+def run_config(run: str, data_dir: Path | None = None):
+    """The `GameConfig` a registered run was played with."""
+    import json
+
+    from riskcore.config import GameConfig
+
+    runs = query("SELECT config FROM runs WHERE run = ?", [run], data_dir)
+    if runs.empty:
+        raise DataError(f"no run {run!r} in the database: simulate it first")
+    return GameConfig.from_dict(json.loads(runs.config[0])["config"])
 
 
 def describe(data_dir: Path | None = None) -> pd.DataFrame:

@@ -7,7 +7,6 @@ a corrupt or tampered trace fails with the game and event named.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Iterator
 
@@ -18,7 +17,7 @@ from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify,
 from riskcore.board import load_board
 from riskcore.chance import TraceChance, TraceError
 from riskcore.config import GameConfig
-from riskcore.db import DataError, query
+from riskcore.db import DataError, query, run_config
 from riskcore.engine import EVENT_FIELDS, GameState, new_game, step
 
 AUTOMATIC = {"deal", "draw_card", "eliminate", "win", "draw"}
@@ -115,10 +114,7 @@ def replay(events: pd.DataFrame, missions: list[int], config: GameConfig, until_
 def load_game(run: str, game_id: int, data_dir: Path | None = None
               ) -> tuple[pd.DataFrame, list[int], GameConfig, pd.DataFrame]:
     """(events, missions, config, snapshots) of one recorded game from DuckDB."""
-    runs = query("SELECT config FROM runs WHERE run = ?", [run], data_dir)
-    if runs.empty:
-        raise DataError(f"no run {run!r} in the database")
-    config = GameConfig.from_dict(json.loads(runs.config[0])["config"])
+    config = run_config(run, data_dir)
     events = query("SELECT * FROM events WHERE run = ? AND game_id = ? ORDER BY seq", [run, game_id], data_dir)
     if events.empty:
         raise DataError(f"run {run!r} has no events for game {game_id}")

@@ -37,9 +37,9 @@ import pyarrow.parquet as pq
 import yaml
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.db import query, register_dir
+from riskcore.db import query, store_frames
 from riskcore.parallel import run_tasks
-from riskcore.storage import check_name, write_parquet
+from riskcore.storage import atomic_path, check_name
 
 SPEC_KEYS = {"name", "notebook", "description", "fixed", "grid", "points", "seeds"}
 INJECTED = ("sweep", "point", "output_dir")
@@ -221,30 +221,20 @@ def _store_point(sweep: str, pid: str, params: dict, result: dict, data: Path, d
     row = pa.table({"sweep": [sweep], "point": [pid], "params": [json.dumps(params, sort_keys=True)],
                     "status": [result["status"]], "seconds": [round(result["seconds"], 3)],
                     "error": pa.array([result["error"]], pa.string()), "engine_version": [ENGINE_VERSION]})
-    root = data / "sweeps" / f"sweep={sweep}"
-    with tempfile.TemporaryDirectory(dir=data) as tmp:
-        stage = Path(tmp)
-        write_parquet(row, stage / "sweep_points" / f"{pid}.parquet")
-        for name, table in result["tables"].items():
-            check_name("table", name)
-            clash = {"sweep", "point"} & set(table.column_names)
-            if clash:
-                raise SpecError(f"sweep {sweep!r} point {pid}: table {name!r} has column(s) {sorted(clash)}, "
-                                f"which the runner adds itself; rename them in the notebook")
-            n = table.num_rows
-            table = table.append_column("sweep", pa.array([sweep] * n)).append_column("point", pa.array([pid] * n))
-            write_parquet(table, stage / name / f"{pid}.parquet")
-        register_dir(stage, {"sweep": sweep, "point": pid}, data_dir)
-        for f in stage.rglob("*.parquet"):
-            dest = root / f.relative_to(stage)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            f.replace(dest)
-    executed = Path(result["executed_path"])
+    frames = {"sweep_points": row}
+    for name, table in result["tables"].items():
+        check_name("table", name)
+        clash = {"sweep", "point"} & set(table.column_names)
+        if clash:
+            raise SpecError(f"sweep {sweep!r} point {pid}: table {name!r} has column(s) {sorted(clash)}, "
+                            f"which the runner adds itself; rename them in the notebook")
+        n = table.num_rows
+        frames[name] = table.append_column("sweep", pa.array([sweep] * n)).append_column("point",
+                                                                                          pa.array([pid] * n))
+    store_frames(frames, "sweeps", {"sweep": sweep, "point": pid}, data_dir, part=pid)
     if result["notebook"]:
-        executed.parent.mkdir(parents=True, exist_ok=True)
-        tmp = executed.with_suffix(".ipynb.tmp")
-        tmp.write_bytes(result["notebook"])
-        tmp.replace(executed)
+        with atomic_path(Path(result["executed_path"])) as tmp:
+            tmp.write_bytes(result["notebook"])
 
 
 def clean_sweep(sweep: str, data_dir: Path | None = None) -> None:

@@ -30,8 +30,7 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.battle import win_probability_table
 from riskcore.board import load_board
 from riskcore.chance import TraceError
-from riskcore.config import GameConfig
-from riskcore.db import DataError, query, register_run
+from riskcore.db import DataError, query, register_run, run_config
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import replace_dir, staging_dir, write_parquet
@@ -220,15 +219,6 @@ def extract_chunk(hyp_name: str, board_name: str, n_players: int, include_setup:
     return merged
 
 
-def _run_config(run: str, data_dir: Path | None) -> GameConfig:
-    import json
-
-    runs = query("SELECT config FROM runs WHERE run = ?", [run], data_dir)
-    if runs.empty:
-        raise DataError(f"no run {run!r} in the database: simulate it first")
-    return GameConfig.from_dict(json.loads(runs.config[0])["config"])
-
-
 def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypotheses) -> dict[str, pa.Table]:
     """Arrow tables: `rec_observations` (one row per observation) and `rec_pending` (observation x explanation)."""
     n = len(parts["game_id"])
@@ -281,7 +271,7 @@ def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = Fal
                    workers: int | None = None, dask_address: str | None = None, progress: bool = True,
                    chunk_games: int = 100) -> dict[str, int]:
     """Extract a run's observations once, write Parquet under `data/recognition/run=NAME/`, register in DuckDB."""
-    config = _run_config(run, data_dir)
+    config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
     cols = ", ".join(EVENT_COLUMNS)
     events = query(f"SELECT {cols} FROM events WHERE run = ? ORDER BY game_id, seq", [run], data_dir)
@@ -335,7 +325,7 @@ def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataF
 
 def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None) -> Features:
     """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs."""
-    config = _run_config(run, data_dir)
+    config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
     try:
         obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify "

@@ -7,7 +7,6 @@ and `data/metrics/run=NAME/{recognition_metrics,recognition_paired}/part-00000.p
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,13 +15,12 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.db import DataError, query, register_dir, store_frames
+from riskcore.db import DataError, query, run_config, store_frames
 from riskcore.parallel import run_tasks
 from riskcore.recognition.features import build_features, load_features
 from riskcore.recognition.metrics import GRID, card_metrics, convergence_points, paired, summarise
 from riskcore.recognition.posterior import evaluation_rows, group_starts
 from riskcore.recognition.recognisers import Recogniser
-from riskcore.storage import write_parquet
 
 CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
 
@@ -88,15 +86,7 @@ def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
 def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | None = None) -> dict[str, int]:
     """Write a setting's posteriors and replace its rows in DuckDB in one transaction."""
     name = hashlib.sha1(setting.encode()).hexdigest()[:16]
-    root = _data(data_dir) / "posteriors" / f"run={run}"
-    with tempfile.TemporaryDirectory(dir=_data(data_dir)) as tmp:
-        staged = Path(tmp) / "posteriors" / f"{name}.parquet"
-        write_parquet(table, staged)
-        counts = register_dir(Path(tmp), {"run": run, "setting": setting}, data_dir)
-        final = root / "posteriors" / f"{name}.parquet"
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staged.replace(final)
-    return counts
+    return store_frames({"posteriors": table}, "posteriors", {"run": run, "setting": setting}, data_dir, part=name)
 
 
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
@@ -129,10 +119,9 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
     if post.empty:
         raise DataError(f"no posteriors for run {run!r}: run `riskcore recognize --run {run}` first")
     from riskcore.board import load_board
-    from riskcore.recognition.features import _run_config
     from riskcore.recognition.hypotheses import build_hypotheses
 
-    board = load_board(_run_config(run, data_dir).board)
+    board = load_board(run_config(run, data_dir).board)
     truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ?", [run], data_dir)
     out = []
     for (setting, hyp_name), grp in post.groupby(["setting", "hypotheses"], sort=True):
