@@ -199,7 +199,7 @@ def cmd_show(a) -> None:
 
 def cmd_recognize(a) -> None:
     from riskcore.recognition.phatt import PhattWeights
-    from riskcore.recognition.pipeline import recognize
+    from riskcore.recognition.pipeline import CHECKPOINTS, player_metrics, recognize
     from riskcore.recognition.recognisers import Recogniser, parse_params
 
     if a.recogniser != "phatt" and a.weights:
@@ -209,6 +209,10 @@ def cmd_recognize(a) -> None:
     counts = recognize(a.run, rec, a.hypotheses, a.data_dir, a.rebuild_features, a.workers, a.dask,
                        progress=not a.quiet)
     print(f"run {a.run!r}, {rec.setting}: {counts.get('posteriors', 0)} posterior rows")
+    per = player_metrics(a.run, a.data_dir, settings=[rec.setting])
+    table = per[per.point.isin(CHECKPOINTS)].groupby("point")[["top1", "top3", "log_loss", "brier"]].mean()
+    print("card level, mean over players, by share of the observation window (no CIs: see `riskcore evaluate`):")
+    print(table.rename_axis("observed").T.to_string(float_format=lambda v: f"{v:.3f}"))
 
 
 def cmd_evaluate(a) -> None:

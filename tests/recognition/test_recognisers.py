@@ -52,6 +52,8 @@ def test_recognize_and_evaluate_commands(focused, capsys):
     for args in (["--recogniser", "uniform"], ["--recogniser", "phatt", "--scheme", "simple"],
                  ["--recogniser", "inverse", "--params", "beta=10"]):
         assert main(["recognize", "--run", "test", "--quiet"] + args + data) == 0
+    recognize_out = capsys.readouterr().out
+    assert "top1" in recognize_out and "log_loss" in recognize_out and "0.5" in recognize_out
     assert main(["evaluate", "--run", "test", "--bootstrap", "200"] + data) == 0
     out = capsys.readouterr().out
     assert "inverse:beta=10,eps=0.05,focus=-1" in out and "uniform" in out
