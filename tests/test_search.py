@@ -87,3 +87,12 @@ def test_goals_emit_legal_abstract_actions():
 def test_bad_opponent_model_rejected():
     with pytest.raises(ValueError, match="opponent_goals"):
         GBSearch(Model(load_board("small"), 2), 0, opponent_goals="psychic")
+
+
+def test_transposition_table_keeps_the_plain_tree_size_and_values():
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(3, 3, 4):
+        fast, plain = MaxN(model), MaxN(model, transpositions=False)
+        a, b = fast.root(state, 2), plain.root(state, 2)
+        assert fast.nodes == plain.nodes and fast.distinct < plain.distinct
+        assert all(np.array_equal(a[k], b[k]) for k in b)

@@ -1,29 +1,54 @@
 """AB: exhaustive max^n search over the atomic actions of the abstract model (the baseline GB is measured
 against). Depth is counted in player turns: the search stops after `turns` ends of turn. Every player picks the
 child that maximises its own value component; ties go to the first action in the model's fixed order.
+
+`nodes` is the size of the exhaustive tree (every node a plain depth-first max^n search would visit). With
+`transpositions=True` (the default) a subtree met again (same state, same turns left; attack orders often
+transpose) is not searched again: its value and its size are read from a table, so the count and the values are
+exactly those of the plain search while the work is the number of distinct subtrees (`distinct`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, maxn_search
+from riskcore.search.abstract import END, AState, Model, maxn_better
 
 
 class MaxN:
-    def __init__(self, model: Model):
+    def __init__(self, model: Model, transpositions: bool = True):
         self.model = model
+        self.transpositions = transpositions
         self.nodes = 0
+        self._table: dict[tuple, tuple[np.ndarray, int]] = {}
 
-    def _count(self) -> None:
-        self.nodes += 1
+    @property
+    def distinct(self) -> int:
+        """Subtrees searched: the work done, against `nodes`, the tree's size."""
+        return len(self._table) if self.transpositions else self.nodes
 
-    def _children(self, s: AState, turns: int):
-        for a in self.model.actions(s):
-            yield self.model.apply(s, a), turns - (a == END)
+    def _search(self, s: AState, turns: int) -> tuple[np.ndarray, int]:
+        key = (s.key(), turns) if self.transpositions else None
+        if key is not None and key in self._table:
+            return self._table[key]
+        size = 1
+        if turns == 0 or self.model.terminal(s):
+            best = self.model.evaluate(s)
+        else:
+            best = None
+            for a in self.model.actions(s):
+                v, n = self._search(self.model.apply(s, a), turns - (a == END))
+                size += n
+                if maxn_better(v, best, s.to_move):
+                    best = v
+        if key is not None:
+            self._table[key] = (best, size)
+        return best, size
 
     def value(self, s: AState, turns: int) -> np.ndarray:
-        return maxn_search(self.model, s, turns, self._children, self._count)
+        v, n = self._search(s, turns)
+        self.nodes += n
+        return v
 
     def root(self, s: AState, turns: int) -> dict[tuple, np.ndarray]:
         """Value vector of every root action."""
