@@ -55,8 +55,9 @@ agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tu
 
 POSITIONS ?= $(if $(QUICK),10,200)
 GB_GAMES ?= $(if $(QUICK),10,200)
+DEEP ?= $(if $(QUICK),1,10)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
-	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES)
+	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --deep-positions $(DEEP)
 
 genetic: venv ## genetic tuning at the reference sizes (about 3,600 minimax games)
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml

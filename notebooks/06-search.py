@@ -22,20 +22,28 @@ for ax in g.axes.ravel():
 g.set_axis_labels("look-ahead (turns)", "nodes explored (log)")
 save_figure(g.figure, "search-nodes")
 
+# %% [markdown]
+# Accuracy at every look-ahead AB finished, on the same positions: `optimal` is the share of positions where GB's
+# first decision has AB's best value (Wilson 95% CI); `node_share` is GB's tree size over AB's, and
+# `generated_share` counts every state each search made (AB with its transposition table; GB with the states its
+# goal algorithms probe).
+
 # %%
-ab_max = int(nodes[nodes.search == "AB"].lookahead.max())
-acc = nodes[(nodes.search == "GB") & (nodes.lookahead <= ab_max)]
-ab = nodes[nodes.search == "AB"].groupby(["players", "lookahead"]).nodes.mean().rename("ab_nodes")
-table = acc.groupby(["players", "lookahead"]).agg(positions=("position", "nunique"), optimal=("optimal", "mean"),
-                                                 relative_loss=("relative_loss", "mean"),
-                                                 gb_nodes=("nodes", "mean")).join(ab).reset_index()
-table["gb_share_of_ab_nodes"] = table.gb_nodes / table.ab_nodes
+table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY players, lookahead", [experiment])
+table = table.drop(columns="run")
 save_table(table, "search-accuracy")
 fig, ax = plt.subplots(figsize=(6, 4))
-sns.barplot(acc, x="lookahead", y="optimal", hue="players", ax=ax)
+width = 0.38
+for k, (players, d) in enumerate(table.groupby("players")):
+    x = d.lookahead + (k - 0.5) * width
+    ax.bar(x, d.optimal, width, label=f"{players} players",
+           yerr=[(d.optimal - d.optimal_low).clip(lower=0), (d.optimal_high - d.optimal).clip(lower=0)], capsize=3)
 ax.axhline(0.881, ls="--", color="grey", label="paper: 88.1%")
+ax.set_xticks(sorted(table.lookahead.unique()))
+ax.set_xlabel("look-ahead (turns)")
 ax.set_ylabel("share of positions where GB's decision is optimal")
-ax.legend()
+ax.set_ylim(0, 1)
+ax.legend(loc="lower left")
 save_figure(fig, "search-accuracy")
 table.round(4)
 

@@ -92,7 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--games", type=_positive, default=1000,
                    help="recognition: games per run (train and test, each focus); search: GB agent games")
     x.add_argument("--positions", type=_positive, default=200, help="search: positions per player count")
-    x.add_argument("--ab-turns", type=_positive, default=2, help="search: deepest exhaustive look-ahead (turns)")
+    x.add_argument("--ab-turns", type=_positive, default=3, help="search: exhaustive look-ahead on every position")
+    x.add_argument("--deep-positions", type=int, default=10,
+                   help="search: positions (per player count) where AB also searches one turn deeper")
     x.add_argument("--gb-turns", type=_positive, default=4, help="search: deepest goal-based look-ahead (turns)")
     x.add_argument("--seed", type=int, default=2013)
     x.add_argument("--bootstrap", type=_positive, default=1000)
@@ -227,12 +229,12 @@ def cmd_experiment(a) -> None:
     if a.name == "search":
         from riskcore.search.experiment import run_search_experiment
 
+        if a.deep_positions < 0:
+            raise SystemExit(f"--deep-positions must be 0 or more, got {a.deep_positions}")
         tables = run_search_experiment(a.positions, a.ab_turns, a.gb_turns, agent_games=a.games, seed=a.seed,
-                                       data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet)
-        nodes = tables["search_nodes"]
-        print(nodes.groupby(["players", "search", "lookahead"]).agg(nodes=("nodes", "mean"))
-              .join(nodes[nodes.search == "GB"].groupby(["players", "search", "lookahead"])
-                    [["optimal", "relative_loss"]].mean()).to_string())
+                                       data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet,
+                                       deep_positions=a.deep_positions)
+        print(tables["search_accuracy"].to_string(index=False))
         print(tables["search_agent"].to_string(index=False))
         return
     from riskcore.recognition.experiment import run_experiment

@@ -51,7 +51,7 @@ def pipeline(tmp_path_factory):
     points = run_sweep(load_spec(root / "ga.yaml"), data, workers=1, progress=False)
     assert (points.status == "ok").all(), points.error.tolist()
     run_search_experiment(n_positions=4, ab_turns=1, gb_turns=2, agent_games=4, data_dir=data, workers=2,
-                          progress=False)
+                          progress=False, deep_positions=1)
     html = build_report(data, {"05-agents": {"mcrl_episodes": 500}}, progress=False)
     yield data, reports, html
     mp.undo()

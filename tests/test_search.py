@@ -1,6 +1,7 @@
 """Goal-based search against exhaustive max^n on the abstract model."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from riskcore.board import load_board
@@ -8,7 +9,19 @@ from riskcore.search.abstract import END, AState, Model
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
 from riskcore.search.goals import Goal
-from riskcore.search.experiment import measure, positions
+from riskcore.search.experiment import accuracy_table, measure, positions
+
+
+N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3
+
+
+def _north_vs_rest(armies: dict[int, int]) -> AState:
+    owner = np.ones(10, dtype=np.int64)
+    owner[[N1, N2, N3]] = 0
+    a = np.ones(10, dtype=np.int64)
+    for t, n in armies.items():
+        a[t] = n
+    return AState(owner, a, 0)
 
 
 class OptimalGoal(Goal):
@@ -96,3 +109,49 @@ def test_transposition_table_keeps_the_plain_tree_size_and_values():
         a, b = fast.root(state, 2), plain.root(state, 2)
         assert fast.nodes == plain.nodes and fast.distinct < plain.distinct
         assert all(np.array_equal(a[k], b[k]) for k in b)
+
+
+def test_reserve_goes_where_it_newly_makes_a_conquest_possible_not_onto_the_big_stack():
+    model = Model(load_board("small"), 2)
+    state = _north_vs_rest({N1: 10, N3: 1, E1: 2, S3: 2})  # N1 already takes S3; N3 + 5 takes E1
+    assert Goal("eliminate", 1).next_action(model, state, 0) == ("place", N3)
+
+
+def test_secure_places_where_the_reserve_saves_a_territory_before_the_worst_ratio():
+    model = Model(load_board("small"), 2)
+    state = _north_vs_rest({N1: 1, N3: 2, S3: 40, E1: 5})  # N1 is lost whatever; 5 more armies save N3
+    assert Goal("secure").next_action(model, state, 0) == ("place", N3)
+
+
+def test_every_attack_a_goal_makes_raises_its_players_value_and_secure_never_attacks():
+    model = Model(load_board("small"), 3, max_attacks=3)
+    for state in positions(8, 3, 21):
+        p = state.to_move
+        for goal in GBSearch(model, p).choices(state):
+            s = model.apply(state, goal.next_action(model, state, p))
+            while (a := goal.next_action(model, s, p)) != END:
+                assert goal.kind != "secure"
+                after = model.apply(s, a)
+                assert model.evaluate(after)[p] > model.evaluate(s)[p]
+                s = after
+
+
+def test_target_territories_change_only_their_players_value():
+    board = load_board("small")
+    state = _north_vs_rest({E1: 4})
+    plain = Model(board, 2).evaluate(state)
+    north = board.continent_mask[0]
+    valued = Model(board, 2, targets={0: north}, target_weight=3.0).evaluate(state)
+    assert valued[1] == plain[1]
+    assert valued[0] == pytest.approx((3 * plain[0] + 3.0) / 6)  # player 0 holds all of its targets
+
+
+def test_accuracy_compares_gb_with_ab_on_the_same_positions_only():
+    rows = [("AB", 0, 1, 100, 60, None, None), ("GB", 0, 1, 10, 20, 1.0, 0.0),
+            ("AB", 1, 1, 300, 90, None, None), ("GB", 1, 1, 30, 40, 0.0, 0.5),
+            ("GB", 2, 1, 99, 99, 1.0, 0.0)]  # position 2 has no AB row: left out
+    nodes = pd.DataFrame(rows, columns=["search", "position", "lookahead", "nodes", "generated", "optimal",
+                                        "relative_loss"]).assign(players=2)
+    row = accuracy_table(nodes).iloc[0]
+    assert row.positions == 2 and row.optimal == 0.5 and row.relative_loss == 0.25
+    assert row.node_share == pytest.approx(20 / 200) and row.generated_share == pytest.approx(30 / 75)

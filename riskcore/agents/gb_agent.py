@@ -12,7 +12,7 @@ import numpy as np
 
 from riskcore.actions import Action, Attack, EndAttack, Place, Trade
 from riskcore.agents.base import PlayerView
-from riskcore.agents.heuristic import DominationAgent
+from riskcore.agents.heuristic import DominationAgent, mission_targets
 from riskcore.cards import find_sets
 from riskcore.search.abstract import AState, Model
 from riskcore.search.gbsearch import GBSearch
@@ -22,7 +22,7 @@ class GBAgent(DominationAgent):
     name = "gb"
 
     def __init__(self, player: int, rng: np.random.Generator, lookahead: int = 2, mode: str = "lazy",
-                 opponents: str = "restricted", max_attacks: int = 3):
+                 opponents: str = "restricted", max_attacks: int = 8, mission_weight: float = 1.0):
         super().__init__(player, rng)
         if mode not in ("lazy", "eager"):
             raise ValueError(f"gb: mode must be lazy or eager, got {mode!r}")
@@ -30,12 +30,16 @@ class GBAgent(DominationAgent):
             raise ValueError(f"gb: lookahead must be at least 1, got {lookahead}")
         self.lookahead, self.mode, self.opponents = int(lookahead), mode, opponents
         self.max_attacks = int(max_attacks)
+        self.mission_weight = float(mission_weight)
         self._plan: list[tuple] = []
         self._turn = -1
         self._attacks = 0
 
     def _search(self, view: PlayerView, phase: str, attacks_done: int) -> list[tuple]:
-        model = Model(view.board, view.n_players, self.max_attacks)
+        targets = mission_targets(view)
+        model = Model(view.board, view.n_players, self.max_attacks,
+                      targets={} if targets is None or not targets.any() else {self.player: targets},
+                      target_weight=self.mission_weight)
         state = AState(np.array(view.owner), np.array(view.armies), self.player, phase, attacks_done)
         _, actions, _ = GBSearch(model, self.player, self.opponents).decide(state, self.lookahead)
         return actions

@@ -6,12 +6,13 @@ its deterministic expected outcome (`search.simple.expected_battle`; a conquest 
 the end of the turn. Atomic actions: ("place", t), ("attack", src, dst), ("end",). Players move in a fixed order.
 
 Values are per player (max^n, Luckhardt & Irani 1986): v_p = 1 for a player holding every territory, else
-(territory share + army share + held continent bonus share) / 3.
+(territory share + army share + held continent bonus share) / 3; a player given target territories (its mission)
+values them too: (3 v_p + w share of its targets held) / (3 + w).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -55,6 +56,9 @@ class Model:
     board: object
     n_players: int
     max_attacks: int = 3
+    generated: int = field(default=0, compare=False)  # states made by `apply`: the work a search does
+    targets: dict[int, np.ndarray] = field(default_factory=dict)  # player -> territories it also values
+    target_weight: float = 1.0
 
     def reserve(self, s: AState, p: int) -> int:
         owned = s.owner == p
@@ -92,6 +96,7 @@ class Model:
         return s.to_move
 
     def apply(self, s: AState, a: tuple) -> AState:
+        self.generated += 1
         if a[0] == "place":
             armies = s.armies.copy()
             armies[a[1]] += self.reserve(s, s.to_move)
@@ -112,4 +117,7 @@ class Model:
             held = ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))
             v[p] = (owned.mean() + s.armies[owned].sum() / s.armies.sum()
                     + self.board.continent_bonus[held].sum() / total_bonus) / 3
+            if p in self.targets:  # e.g. a player's own mission, which only that player's search knows
+                t = self.targets[p]
+                v[p] = (3 * v[p] + self.target_weight * (owned & t).sum() / t.sum()) / (3 + self.target_weight)
         return v

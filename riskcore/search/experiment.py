@@ -26,7 +26,7 @@ from riskcore.search.abstract import AState, Model
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
 from riskcore.search.goals import all_goals
-from riskcore.simulate import RunSpec, game_seeds, simulate
+from riskcore.simulate import RunSpec, game_seeds, simulate_many
 from riskcore.stats import wilson_interval
 
 
@@ -47,18 +47,20 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
+    """AB and GB at every look-ahead on one position. `nodes`: the search tree's size; `generated`: the states
+    the search made (AB: distinct subtrees, the transposition table's work; GB: its tree plus the goals' probes)."""
     model = Model(load_board(board), players, max_attacks)
     rows = []
     ab_values = {}
     for L in range(1, ab_turns + 1):
-        ab = MaxN(model)
+        ab, before = MaxN(model), model.generated
         ab_values[L] = ab.root(state, L)
-        rows.append({"search": "AB", "lookahead": L, "nodes": ab.nodes})
+        rows.append({"search": "AB", "lookahead": L, "nodes": ab.nodes, "generated": model.generated - before})
     for L in range(1, gb_turns + 1):
-        gb = GBSearch(model, state.to_move)
+        gb, before = GBSearch(model, state.to_move), model.generated
         goal, actions, _ = gb.decide(state, L)
-        row = {"search": "GB", "lookahead": L, "nodes": gb.nodes, "goal": goal.name,
-               "goals_at_root": len(gb.choices(state)), "actions_per_goal": len(actions)}
+        row = {"search": "GB", "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,
+               "goal": goal.name, "goals_at_root": len(gb.choices(state)), "actions_per_goal": len(actions)}
         if L in ab_values:
             vals = {a: v[state.to_move] for a, v in ab_values[L].items()}
             best, worst = max(vals.values()), min(vals.values())
@@ -69,11 +71,12 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
     return rows
 
 
-def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offset):
+def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offset, deep):
     out = []
     for i, s in enumerate(states):
+        turns = ab_turns + (offset + i < deep)
         out += [{**r, "position": offset + i, "players": players} for r in
-                measure(s, players, ab_turns, gb_turns, max_attacks, board)]
+                measure(s, players, turns, gb_turns, max_attacks, board)]
     return out
 
 
@@ -92,30 +95,65 @@ def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int =
     return pd.DataFrame(rows)
 
 
-def run_search_experiment(n_positions: int = 200, ab_turns: int = 2, gb_turns: int = 4, max_attacks: int = 2,
+def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: int = 4, max_attacks: int = 2,
                           agent_games: int = 200, seed: int = 2009, data_dir: Path | None = None,
-                          workers: int | None = None, dask: str | None = None, progress: bool = True
-                          ) -> dict[str, pd.DataFrame]:
+                          workers: int | None = None, dask: str | None = None, progress: bool = True,
+                          deep_positions: int = 0) -> dict[str, pd.DataFrame]:
+    """`deep_positions`: on the first this many positions of each player count AB also searches
+    `ab_turns + 1` turns (costly: about 5-10 s a position at 4 turns)."""
     tasks = []
     for players in (2, 3):
         states = positions(n_positions, players, seed + players)
-        step = max(1, len(states) // 16)
-        tasks += [(states[i:i + step], players, ab_turns, gb_turns, max_attacks, "small", i)
+        step = max(1, min(8, len(states) // 16))
+        tasks += [(states[i:i + step], players, ab_turns, gb_turns, max_attacks, "small", i, deep_positions)
                   for i in range(0, len(states), step)]
     rows = [r for _, part in run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
                                        progress=progress) for r in part]
     nodes = pd.DataFrame(rows)
     scal = scalability()
-    spec = RunSpec("search-gb-vs-mission", agent_games, GameConfig(), ("gb", "mission", "mission", "mission"), seed)
-    simulate(spec, data_dir, workers, dask, progress)
-    pl = query("SELECT won FROM players WHERE run = ? AND agent = 'gb'", [spec.run], data_dir)
-    low, high = wilson_interval(int(pl.won.sum()), len(pl))
-    agent = pd.DataFrame([{"agent": "gb", "opponents": "3 mission", "games": len(pl), "wins": int(pl.won.sum()),
-                           "win_rate": float(pl.won.mean()), "ci_low": float(low), "ci_high": float(high)}])
-    estimate = estimate_table(nodes)
-    tables = {"search_nodes": nodes, "search_scalability": scal, "search_agent": agent, "search_estimate": estimate}
+    agent = agent_table(agent_games, seed, data_dir, workers, dask, progress)
+    tables = {"search_nodes": nodes, "search_accuracy": accuracy_table(nodes), "search_scalability": scal,
+              "search_agent": agent, "search_estimate": estimate_table(nodes)}
     _store(tables, data_dir)
     return tables
+
+
+SEAT0_AGENTS = {"gb": "search-gb-vs-mission", "gb:mission_weight=0": "search-gb-nomission-vs-mission",
+                "mission": "search-mission-vs-mission"}
+
+
+def agent_table(games: int, seed: int, data_dir: Path | None, workers: int | None, dask: str | None,
+                progress: bool) -> pd.DataFrame:
+    """Seat 0's win rate against three `mission` agents on the classic board: the GB agent (which values its
+    own mission's territories), the GB agent blind to its mission, and a `mission` agent as the baseline. The
+    lineups share the seed, so game k deals the same missions and dice stream to each."""
+    specs = [RunSpec(run, games, GameConfig(), (agent, "mission", "mission", "mission"), seed)
+             for agent, run in SEAT0_AGENTS.items()]
+    simulate_many(specs, data_dir, workers, dask, progress, desc="seat-0 agents")
+    rows = []
+    for agent, run in SEAT0_AGENTS.items():
+        pl = query("SELECT won FROM players WHERE run = ? AND player = 0", [run], data_dir)
+        low, high = wilson_interval(int(pl.won.sum()), len(pl))
+        rows.append({"agent": agent, "opponents": "3 mission", "games": len(pl), "wins": int(pl.won.sum()),
+                     "win_rate": float(pl.won.mean()), "ci_low": float(low), "ci_high": float(high)})
+    return pd.DataFrame(rows)
+
+
+def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
+    """GB against AB on the same positions, at every look-ahead AB finished: the share of optimal first
+    decisions (Wilson 95% CI), the mean relative loss, and GB's nodes and generated states as shares of AB's."""
+    key = ["players", "position", "lookahead"]
+    ab = nodes[nodes.search == "AB"][key + ["nodes", "generated"]]
+    both = nodes[nodes.search == "GB"].merge(ab, on=key, suffixes=("", "_ab"))
+    rows = []
+    for (players, L), d in both.groupby(["players", "lookahead"]):
+        low, high = wilson_interval(int(d.optimal.sum()), len(d))
+        rows.append({"players": players, "lookahead": L, "positions": len(d), "optimal": d.optimal.mean(),
+                     "optimal_low": low, "optimal_high": high, "relative_loss": d.relative_loss.mean(),
+                     "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
+                     "node_share": d.nodes.mean() / d.nodes_ab.mean(),
+                     "generated_share": d.generated.mean() / d.generated_ab.mean()})
+    return pd.DataFrame(rows)
 
 
 def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:

@@ -1,14 +1,23 @@
 """Procedural knowledge for RISK: goals a player can pursue for a turn, each with an initiation condition and a
 deterministic algorithm that emits the next atomic action of the abstract model (after Lisy et al. 2009).
 
-- `conquer:C` conquer continent C: place on the best entry point (own territory in or next to C facing the most
-  enemy territories of C), then attack enemy territories of C (largest army advantage first) while the expected
-  battle conquers. Initiated when C is not yet held and the player owns a territory in or next to C.
-- `break:P` break player P's continent: as above against the continents P holds. Initiated when P holds one.
-- `eliminate:P`: attack P's territories, weakest first. Initiated when P is alive and adjacent.
-- `secure`: place on the most threatened border (enemy armies adjacent / own armies) and attack nothing.
-  Always initiated.
-A goal ends with the turn; a new one is chosen at the player's next turn.
+Goals and their targets (enemy territories the goal attacks):
+- `conquer:C` the enemy territories of continent C. Initiated when C is not held and the player borders a target.
+- `break:P` P's territories in the continents P holds. Initiated when P holds one.
+- `eliminate:P` every territory of P. Initiated when P is alive and adjacent.
+- `secure` none. Always initiated.
+
+Algorithm, shared by all goals:
+- Placement: on the entry point (own territory next to a target) where the reserve newly makes a conquest
+  possible (expected battle), then where most conquests become possible, then on the smaller stack (a large
+  stack needs no help). When the reserve enables no conquest (always for `secure`), it defends instead: it plans
+  the turn's attacks without the reserve and places on the territory those attacks leave most exposed, first one
+  the reserve saves from an adjacent enemy stack's expected conquest, then by enemy armies adjacent per own army.
+- Attacks: greedily the attack on a target that most raises the player's value, while one raises it; then any
+  attack that raises it (conquests on the way); then the end of the turn. `secure` does not attack.
+The candidate states these rules look at are "probes": `Model.generated` counts them with the searched states.
+A goal ends with the turn; a new one is chosen at the player's next turn. The rules were developed on positions
+from seeds other than the experiment's.
 """
 
 from __future__ import annotations
@@ -50,30 +59,64 @@ class Goal:
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
         return bool(t.any() and near)
 
+    def _entry_scores(self, m: Model, s: AState, p: int) -> np.ndarray:
+        """Entry points ranked by the target conquests the reserve newly makes possible, then by the
+        conquests possible after placing, then by fewer armies (a big stack needs no help)."""
+        adj, t, r = m.board.adjacency, self.targets(m, s, p), m.reserve(s, p)
+        score = np.full(len(s.owner), -np.inf)
+        for x in np.flatnonzero(s.owner == p):
+            ys = np.flatnonzero(adj[x] & t)
+            if len(ys) == 0:
+                continue
+            before = sum(s.armies[x] >= 2 and expected_battle(int(s.armies[x]) - 1, int(s.armies[y]))[0] for y in ys)
+            after = sum(expected_battle(int(s.armies[x] + r) - 1, int(s.armies[y]))[0] for y in ys)
+            score[x] = (after - before) * 10_000 + after * 100 - min(int(s.armies[x]), 99)
+        return score
+
+    def _defence_scores(self, m: Model, s: AState, p: int) -> np.ndarray:
+        """Own territories ranked by enemy armies adjacent per own army, in the position after this turn's
+        attacks (planned without the reserve, which then goes where those attacks leave the worst gap)."""
+        after = AState(s.owner, s.armies, p, "attack", 0)
+        while (a := self.next_action(m, after, p)) != END:
+            after = m.apply(after, a)
+        mine = np.zeros(len(s.owner), dtype=bool)
+        mine[[a[1] for a in m.placements(s)]] = True
+        mine &= after.owner == p
+        adj, r = m.board.adjacency, m.reserve(s, p)
+        threat = adj.astype(np.int64) @ np.where(after.owner == p, 0, after.armies)
+        score = np.where(mine, threat / after.armies, -np.inf)
+        for x in np.flatnonzero(mine):
+            enemies = [int(after.armies[y]) - 1 for y in np.flatnonzero(adj[x] & (after.owner != p))]
+            saved = any(e >= 1 and expected_battle(e, int(after.armies[x]))[0] and
+                        not expected_battle(e, int(after.armies[x]) + r)[0] for e in enemies)
+            score[x] += 10_000 * saved
+        return score
+
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
         adj = m.board.adjacency
         mine = s.owner == p
         if s.phase == "place":
-            if self.kind == "secure":
-                threat = adj.astype(np.int64) @ np.where(mine, 0, s.armies)
-                score = np.where(mine, threat / s.armies, -np.inf)
-            else:
-                facing = adj.astype(np.int64) @ self.targets(m, s, p).astype(np.int64)
-                score = np.where(mine & (facing > 0), facing * 100 + s.armies, -np.inf)
+            score = None if self.kind == "secure" else self._entry_scores(m, s, p)
+            if score is None or score.max() < 10_000:  # the reserve enables no conquest: defend instead
+                score = self._defence_scores(m, s, p)
             if not np.isfinite(score).any():
                 return m.placements(s)[0]
             return ("place", int(np.argmax(score)))
         if self.kind == "secure" or s.attacks >= m.max_attacks:
             return END
         t = self.targets(m, s, p)
-        best, best_adv = END, None
-        for src, dst in zip(*np.nonzero(adj)):
-            if mine[src] and t[dst] and s.armies[src] >= 2 and expected_battle(int(s.armies[src]) - 1,
-                                                                               int(s.armies[dst]))[0]:
-                adv = int(s.armies[src] - s.armies[dst])
-                if best_adv is None or adv > best_adv:
-                    best, best_adv = ("attack", int(src), int(dst)), adv
-        return best
+        here = m.evaluate(s)[p]
+        for allowed in (t, ~mine):  # the goal's targets first, then any profitable attack on the way
+            best, best_v = END, here
+            for src, dst in zip(*np.nonzero(adj)):
+                if mine[src] and allowed[dst] and s.armies[src] >= 2:
+                    a = ("attack", int(src), int(dst))
+                    v = m.evaluate(m.apply(s, a))[p]
+                    if v > best_v + 1e-12:
+                        best, best_v = a, v
+            if best != END:
+                return best
+        return END
 
 
 def all_goals(m: Model) -> list[Goal]:
