@@ -1,9 +1,11 @@
 """`gb`: plays RISK with goal-based search (`riskcore.search.gbsearch`) in the abstract turn model.
 
 At the start of its reinforcement it searches `lookahead` turns and takes the best goal's plan: all
-reinforcements on the planned territory, then the planned attacks as whole battles. `mode=lazy` follows the plan
-for the whole turn; `mode=eager` searches again before every attack, from the real position. Occupation and
-fortification follow the `domination` heuristic; card sets are traded as soon as they are held.
+reinforcements on the planned territory, then the planned attacks as whole battles (at most `max_attacks`).
+Its own value also counts its mission's territories (`riskcore.agents.heuristic.mission_targets`) with weight
+`mission_weight` (0: blind to the mission); opponents' missions are unknown and not modelled. `mode=lazy`
+follows the plan for the whole turn; `mode=eager` searches again before every attack, from the real position.
+Occupation and fortification follow the `domination` heuristic; card sets are traded as soon as they are held.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ class GBAgent(DominationAgent):
     name = "gb"
 
     def __init__(self, player: int, rng: np.random.Generator, lookahead: int = 2, mode: str = "lazy",
-                 opponents: str = "restricted", max_attacks: int = 8, mission_weight: float = 1.0):
+                 opponents: str = "restricted", max_attacks: int = 8, mission_weight: float = 3.0):
         super().__init__(player, rng)
         if mode not in ("lazy", "eager"):
             raise ValueError(f"gb: mode must be lazy or eager, got {mode!r}")
         if lookahead < 1:
             raise ValueError(f"gb: lookahead must be at least 1, got {lookahead}")
+        if max_attacks < 1 or mission_weight < 0:
+            raise ValueError(f"gb: max_attacks must be >= 1 and mission_weight >= 0, got {max_attacks}, "
+                             f"{mission_weight}")
         self.lookahead, self.mode, self.opponents = int(lookahead), mode, opponents
         self.max_attacks = int(max_attacks)
         self.mission_weight = float(mission_weight)
