@@ -18,7 +18,7 @@ N1, N2, N3, E1, E2, E3, E4, S1, S2, S3 = range(10)
 
 @pytest.mark.parametrize("agent,games", [("bsr", 40), ("expert", 40), ("aware:belief_weight=2", 15),
                                          ("minimax:depth=2:width=4", 15), ("mc-rl:episodes=3000", 20),
-                                         ("mcs:playouts=4:candidates=2", 4), ("gb", 10),
+                                         ("mcs:playouts=4:candidates=2", 4), ("gb", 10), ("gb:mission_weight=0:max_attacks=3", 4),
                                          ("gb:mode=eager:lookahead=1", 6)])
 def test_agent_only_plays_legal_actions(agent, games):
     for i, seed in enumerate(game_seeds(77, games)):
@@ -101,3 +101,11 @@ def test_determinised_copy_hides_only_what_the_player_cannot_see():
     assert np.array_equal(copy.owner, state.owner) and np.array_equal(copy.armies, state.armies)
     assert sorted(copy.deck + [c for h in copy.hands for c in h]) == sorted(state.deck + [c for h in state.hands
                                                                                           for c in h])
+
+
+@pytest.mark.parametrize("spec", ["gb:max_attacks=0", "gb:mission_weight=-1", "gb:lookahead=0", "gb:mode=dreamy"])
+def test_gb_agent_rejects_bad_parameters(spec):
+    from riskcore.agents import make_agent
+
+    with pytest.raises(ValueError, match="gb"):
+        make_agent(spec, 0, np.random.default_rng(0))
