@@ -18,7 +18,8 @@ N1, N2, N3, E1, E2, E3, E4, S1, S2, S3 = range(10)
 
 @pytest.mark.parametrize("agent,games", [("bsr", 40), ("expert", 40), ("aware:belief_weight=2", 15),
                                          ("minimax:depth=2:width=4", 15), ("mc-rl:episodes=3000", 20),
-                                         ("mcs:playouts=4:candidates=2", 4), ("gb", 10), ("gb:mission_weight=0:max_attacks=3", 4),
+                                         ("mcs:playouts=4:candidates=2", 4), ("gb", 10),
+                                         ("gb:mission_weight=0:max_attacks=3", 4),
                                          ("gb:mode=eager:lookahead=1", 6)])
 def test_agent_only_plays_legal_actions(agent, games):
     for i, seed in enumerate(game_seeds(77, games)):
