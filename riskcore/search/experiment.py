@@ -118,24 +118,26 @@ def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: i
     return tables
 
 
-SEAT0_AGENTS = {"gb": "search-gb-vs-mission", "gb:mission_weight=0": "search-gb-nomission-vs-mission",
-                "mission": "search-mission-vs-mission"}
+LINEUPS = {"gb": "search-gb-vs-mission", "gb:mission_weight=0": "search-gb-nomission-vs-mission",
+           "mission": "search-mission-vs-mission"}
 
 
 def agent_table(games: int, seed: int, data_dir: Path | None, workers: int | None, dask: str | None,
                 progress: bool) -> pd.DataFrame:
-    """Seat 0's win rate against three `mission` agents on the classic board: the GB agent (which values its
-    own mission's territories), the GB agent blind to its mission, and a `mission` agent as the baseline. The
-    lineups share the seed, so game k deals the same missions and dice stream to each."""
+    """Win rates against three `mission` agents on the classic board (seats rotate from game to game): the GB
+    agent (which values its own mission's territories), the GB agent blind to its mission, and, as the baseline,
+    a `mission` agent (all four seats of the all-mission run). The lineups share the seed, so game k deals the
+    same missions and dice stream to each."""
     specs = [RunSpec(run, games, GameConfig(), (agent, "mission", "mission", "mission"), seed)
-             for agent, run in SEAT0_AGENTS.items()]
-    simulate_many(specs, data_dir, workers, dask, progress, desc="seat-0 agents")
+             for agent, run in LINEUPS.items()]
+    simulate_many(specs, data_dir, workers, dask, progress, desc="GB agent games")
     rows = []
-    for agent, run in SEAT0_AGENTS.items():
-        pl = query("SELECT won FROM players WHERE run = ? AND player = 0", [run], data_dir)
+    for agent, run in LINEUPS.items():
+        pl = query("SELECT won FROM players WHERE run = ? AND agent = ?", [run, agent], data_dir)
         low, high = wilson_interval(int(pl.won.sum()), len(pl))
-        rows.append({"agent": agent, "opponents": "3 mission", "games": len(pl), "wins": int(pl.won.sum()),
-                     "win_rate": float(pl.won.mean()), "ci_low": float(low), "ci_high": float(high)})
+        rows.append({"agent": agent, "opponents": "3 mission", "games": games, "seats": len(pl),
+                     "wins": int(pl.won.sum()), "win_rate": float(pl.won.mean()), "ci_low": float(low),
+                     "ci_high": float(high)})
     return pd.DataFrame(rows)
 
 
