@@ -70,7 +70,7 @@ per = pd.concat(frames, ignore_index=True)
 per_game = per.groupby(["focus", "setting", "point", "game_id"])[["top1", "p_true"]].mean().reset_index()
 for metric, name in (("top1", "convergence-top1"), ("p_true", "convergence-ptrue")):
     g = sns.relplot(per_game, x="point", y=metric, hue="setting", col="focus", kind="line", errorbar=("ci", 95),
-                    n_boot=200, height=3.5, aspect=1.0, facet_kws={"sharey": True})
+                    n_boot=200, seed=0, height=3.5, aspect=1.0, facet_kws={"sharey": True})
     for ax in g.axes.ravel():
         ax.axhline(1 / 6, ls="--", color="grey")
     g.set_axis_labels("share of observation window", "top-1" if metric == "top1" else "P(true card)")

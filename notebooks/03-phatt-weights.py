@@ -42,6 +42,6 @@ best.round(3)
 # ## Sensitivity: mean log loss against the inconsistent weight
 
 # %%
-g = sns.relplot(mean, x="inconsistent", y="log_loss", hue="kind", col="focus", kind="line", marker="o",
+g = sns.relplot(mean, x="inconsistent", y="log_loss", hue="kind", col="focus", kind="line", marker="o", seed=0,
                 height=3.5, facet_kws={"sharey": False})
 save_figure(g.figure, "phatt-weights-sensitivity")

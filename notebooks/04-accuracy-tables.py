@@ -39,7 +39,7 @@ table
 
 # %%
 sub = top1[top1.point.isin([0.5, 1.0])]
-g = sns.catplot(sub, x="focus", y="value", hue="setting", col="point", kind="bar", height=4, aspect=1.4)
+g = sns.catplot(sub, x="focus", y="value", hue="setting", col="point", kind="bar", seed=0, height=4, aspect=1.4)
 for ax in g.axes.ravel():
     ax.axhline(1 / 6, ls="--", color="grey")
 g.set_axis_labels("mission focus", "top-1")
