@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples")
     _data_dir(v)
 
-    x = sub.add_parser("experiment", help="run a named experiment end to end (recognition)")
+    x = sub.add_parser("experiment", help="run a named experiment end to end (recognition or search)")
     x.add_argument("name", choices=["recognition", "search"])
     x.add_argument("--games", type=_positive, default=1000,
                    help="recognition: games per run (train and test, each focus); search: GB agent games")
@@ -230,7 +230,7 @@ def cmd_experiment(a) -> None:
         from riskcore.search.experiment import run_search_experiment
 
         if a.deep_positions < 0:
-            raise SystemExit(f"--deep-positions must be 0 or more, got {a.deep_positions}")
+            raise ValueError(f"--deep-positions must be 0 or more, got {a.deep_positions}")
         tables = run_search_experiment(a.positions, a.ab_turns, a.gb_turns, agent_games=a.games, seed=a.seed,
                                        data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet,
                                        deep_positions=a.deep_positions)

@@ -95,3 +95,9 @@ def test_new_columns_are_added_to_an_existing_table(tmp_path):
     register_dir(new, {"run": "r2"}, tmp_path)
     rows = query("SELECT run, difference FROM t ORDER BY run", data_dir=tmp_path)
     assert rows.difference.isna().tolist() == [True, False]
+
+
+def test_search_experiment_rejects_negative_deep_positions(tmp_path, capsys):
+    args = ["experiment", "search", "--deep-positions", "-1", "--data-dir", str(tmp_path), "--quiet"]
+    assert main(args) == 2
+    assert "--deep-positions must be 0 or more, got -1" in capsys.readouterr().err
