@@ -80,7 +80,10 @@ def build_html(executed: Path) -> Path:
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-    body, _ = exporter.from_notebook_node(nbformat.read(executed, as_version=4))
+    nb = nbformat.read(executed, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"  # jupytext and papermill draw random ids; the HTML must be byte-reproducible
+    body, _ = exporter.from_notebook_node(nb)
     path = paths.reports_dir() / "report.html"
     write_text(path, body)
     return path

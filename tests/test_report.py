@@ -85,3 +85,20 @@ def test_recognition_markdown_reports_targets(pipeline):
     _, reports, _ = pipeline
     text = (reports / "recognition.md").read_text()
     assert "## Targets at the default focus" in text and "Ablation" in text
+
+
+def test_report_html_is_byte_identical_for_the_same_notebook_despite_random_cell_ids(tmp_path, monkeypatch):
+    import nbformat
+
+    from riskcore.reporting import build_html
+
+    monkeypatch.setenv("RISKCORE_REPORTS", str(tmp_path / "reports"))
+    pages = []
+    for attempt in range(2):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title"),
+                                             nbformat.v4.new_code_cell("x = 1")])
+        path = tmp_path / f"nb{attempt}.ipynb"
+        nbformat.write(nb, path)
+        pages.append(build_html(path).read_bytes())
+    assert nb.cells[0]["id"] != nbformat.read(tmp_path / "nb0.ipynb", as_version=4).cells[0]["id"]
+    assert pages[0] == pages[1]
