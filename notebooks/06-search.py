@@ -24,7 +24,8 @@ save_figure(g.figure, "search-nodes")
 
 # %% [markdown]
 # Accuracy at every look-ahead AB finished, on the same positions: `optimal` is the share of positions where GB's
-# first decision has AB's best value (Wilson 95% CI); `node_share` is GB's tree size over AB's, and
+# first decision has AB's best value (Wilson 95% CI); `node_share` is GB's mean tree size over AB's mean
+# (a few huge AB trees dominate it), `median_node_share` the median of the per-position shares, and
 # `generated_share` counts every state each search made (AB with its transposition table; GB with the states its
 # goal algorithms probe).
 

@@ -155,3 +155,14 @@ def test_accuracy_compares_gb_with_ab_on_the_same_positions_only():
     row = accuracy_table(nodes).iloc[0]
     assert row.positions == 2 and row.optimal == 0.5 and row.relative_loss == 0.25
     assert row.node_share == pytest.approx(20 / 200) and row.generated_share == pytest.approx(30 / 75)
+    assert row.median_node_share == pytest.approx((10 / 100 + 30 / 300) / 2)
+
+
+def test_median_node_share_is_per_position_not_a_ratio_of_means():
+    rows = [("AB", 0, 1, 1000, 1, None, None), ("GB", 0, 1, 1, 1, 1.0, 0.0),
+            ("AB", 1, 1, 10, 1, None, None), ("GB", 1, 1, 5, 1, 1.0, 0.0),
+            ("AB", 2, 1, 10, 1, None, None), ("GB", 2, 1, 4, 1, 1.0, 0.0)]
+    nodes = pd.DataFrame(rows, columns=["search", "position", "lookahead", "nodes", "generated", "optimal",
+                                        "relative_loss"]).assign(players=3)
+    row = accuracy_table(nodes).iloc[0]
+    assert row.node_share == pytest.approx(10 / 1020) and row.median_node_share == pytest.approx(0.4)
