@@ -55,7 +55,7 @@ agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tu
 
 POSITIONS ?= $(if $(QUICK),10,200)
 GB_GAMES ?= $(if $(QUICK),10,200)
-DEEP ?= $(if $(QUICK),1,50)
+DEEP ?= $(if $(QUICK),1,200)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
 	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --deep-positions $(DEEP)
 

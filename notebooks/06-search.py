@@ -23,28 +23,31 @@ g.set_axis_labels("look-ahead (turns)", "nodes explored (log)")
 save_figure(g.figure, "search-nodes")
 
 # %% [markdown]
-# Accuracy at every look-ahead AB finished, on the same positions: `optimal` is the share of positions where GB's
+# Accuracy at every look-ahead AB finished, on the same positions, for both opponent models (`GB`: opponents
+# choose among all their goals; `GB-restricted`: only `secure` and the continent each is closest to holding): `optimal` is the share of positions where GB's
 # first decision has AB's best value (Wilson 95% CI); `node_share` is GB's mean tree size over AB's mean
 # (a few huge AB trees dominate it), `median_node_share` the median of the per-position shares, and
 # `generated_share` counts every state each search made (AB with its transposition table; GB with the states its
 # goal algorithms probe).
 
 # %%
-table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY players, lookahead", [experiment])
+table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY search, players, lookahead", [experiment])
 table = table.drop(columns="run")
+table = table[["search", *table.columns.drop("search")]]  # older databases added the column last
 save_table(table, "search-accuracy")
-fig, ax = plt.subplots(figsize=(6, 4))
-width = 0.38
-for k, (players, d) in enumerate(table.groupby("players")):
-    x = d.lookahead + (k - 0.5) * width
-    ax.bar(x, d.optimal, width, label=f"{players} players",
-           yerr=[(d.optimal - d.optimal_low).clip(lower=0), (d.optimal_high - d.optimal).clip(lower=0)], capsize=3)
+fig, ax = plt.subplots(figsize=(7, 4))
+groups = list(table.groupby(["search", "players"]))
+width = 0.8 / len(groups)
+for k, ((search, players), d) in enumerate(groups):
+    x = d.lookahead + (k - (len(groups) - 1) / 2) * width
+    ax.bar(x, d.optimal, width, label=f"{search}, {players} players", hatch="//" if search != "GB" else None,
+           yerr=[(d.optimal - d.optimal_low).clip(lower=0), (d.optimal_high - d.optimal).clip(lower=0)], capsize=2)
 ax.axhline(0.881, ls="--", color="grey", label="paper: 88.1%")
 ax.set_xticks(sorted(table.lookahead.unique()))
 ax.set_xlabel("look-ahead (turns)")
 ax.set_ylabel("share of positions where GB's decision is optimal")
 ax.set_ylim(0, 1)
-ax.legend(loc="lower left")
+ax.legend(loc="lower left", fontsize=7)
 save_figure(fig, "search-accuracy")
 table.round(4)
 

@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="recognition: games per run (train and test, each focus); search: GB agent games")
     x.add_argument("--positions", type=_positive, default=200, help="search: positions per player count")
     x.add_argument("--ab-turns", type=_positive, default=3, help="search: exhaustive look-ahead on every position")
-    x.add_argument("--deep-positions", type=int, default=50,
+    x.add_argument("--deep-positions", type=int, default=200,
                    help="search: positions (per player count) where AB also searches one turn deeper")
     x.add_argument("--gb-turns", type=_positive, default=4, help="search: deepest goal-based look-ahead (turns)")
     x.add_argument("--seed", type=int, default=2013)

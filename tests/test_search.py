@@ -74,7 +74,25 @@ def test_gb_explores_far_fewer_nodes_than_ab():
 def test_node_counts_are_deterministic_for_a_seed():
     a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
     b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    assert a == b and len(a) == 9
+    assert a == b and len(a) == 3 * (1 + 2 * 2)  # AB at 1 turn, both GB variants at 1 and 2 turns
+
+
+def test_restricted_opponents_prune_the_all_goals_tree():
+    rows = pd.DataFrame([{**r, "position": i} for i, p in enumerate(positions(4, 3, 11))
+                         for r in measure(p, 3, 1, 2, 2, "small")])
+    gb = rows[rows.search != "AB"].pivot(index="position", columns=["search", "lookahead"], values="nodes")
+    assert (gb["GB-restricted"] <= gb["GB"]).all().all()
+    assert (gb["GB-restricted"] < gb["GB"]).any().any()  # the restriction bites somewhere
+
+
+def test_accuracy_is_reported_per_gb_variant():
+    rows = [("AB", 0, 1, 100, 60, None, None), ("GB", 0, 1, 10, 20, 1.0, 0.0),
+            ("GB-restricted", 0, 1, 5, 10, 0.0, 1.0)]
+    nodes = pd.DataFrame(rows, columns=["search", "position", "lookahead", "nodes", "generated", "optimal",
+                                        "relative_loss"]).assign(players=3)
+    table = accuracy_table(nodes).set_index("search")
+    assert table.loc["GB"].optimal == 1.0 and table.loc["GB-restricted"].optimal == 0.0
+    assert table.loc["GB-restricted"].node_share == pytest.approx(0.05)
 
 
 def test_estimate_formulas_on_hand_computed_cases():

@@ -3,7 +3,8 @@
 1. Nodes explored against look-ahead (turns) for GB and AB, averaged over seeded positions.
 2. Accuracy at the deepest look-ahead AB finishes: the share of positions where GB's first decision has the
    same AB value as AB's best, and the mean relative loss (AB best - value of GB's choice) / (value range of the
-   root actions).
+   root actions). GB runs with both opponent models: opponents choose among all their goals ("GB") or only the
+   goal-restricting model's ("GB-restricted"); the root player always considers all its goals.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts.
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
    agents on the classic board.
@@ -12,6 +13,7 @@ Positions: the start of a turn in seeded small-board games of `domination` agent
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -46,8 +48,11 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
     return out
 
 
+GB_VARIANTS = {"GB": "all", "GB-restricted": "restricted"}  # search name -> the opponents' goals (GBSearch)
+
+
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
-    """AB and GB at every look-ahead on one position. `nodes`: the search tree's size; `generated`: the states
+    """AB and both GB variants at every look-ahead on one position. `nodes`: the search tree's size; `generated`: the states
     the search made (AB: distinct subtrees, the transposition table's work; GB: its tree plus the goals' probes)."""
     model = Model(load_board(board), players, max_attacks)
     rows = []
@@ -56,10 +61,10 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         ab, before = MaxN(model), model.generated
         ab_values[L] = ab.root(state, L)
         rows.append({"search": "AB", "lookahead": L, "nodes": ab.nodes, "generated": model.generated - before})
-    for L in range(1, gb_turns + 1):
-        gb, before = GBSearch(model, state.to_move), model.generated
+    for (name, opponents), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
+        gb, before = GBSearch(model, state.to_move, opponents), model.generated
         goal, actions, _ = gb.decide(state, L)
-        row = {"search": "GB", "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,
+        row = {"search": name, "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,
                "goal": goal.name, "goals_at_root": len(gb.choices(state)), "actions_per_goal": len(actions)}
         if L in ab_values:
             vals = {a: v[state.to_move] for a, v in ab_values[L].items()}
@@ -118,14 +123,15 @@ def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: i
     return tables
 
 
-LINEUPS = {"gb": "search-gb-vs-mission", "gb:mission_weight=0": "search-gb-nomission-vs-mission",
-           "mission": "search-mission-vs-mission"}
+LINEUPS = {"gb": "search-gb-vs-mission", "gb:mode=eager": "search-gb-eager-vs-mission",
+           "gb:mission_weight=0": "search-gb-nomission-vs-mission", "mission": "search-mission-vs-mission"}
 
 
 def agent_table(games: int, seed: int, data_dir: Path | None, workers: int | None, dask: str | None,
                 progress: bool) -> pd.DataFrame:
     """Win rates against three `mission` agents on the classic board (seats rotate from game to game): the GB
-    agent (which values its own mission's territories), the GB agent blind to its mission, and, as the baseline,
+    agent (which values its own mission's territories) in lazy mode (follows its plan for the turn) and eager
+    mode (searches again before every attack), the GB agent blind to its mission, and, as the baseline,
     a `mission` agent (all four seats of the all-mission run). The lineups share the seed, so game k deals the
     same missions and dice stream to each."""
     specs = [RunSpec(run, games, GameConfig(), (agent, "mission", "mission", "mission"), seed)
@@ -148,11 +154,11 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
     the per-position shares, what a typical position costs."""
     key = ["players", "position", "lookahead"]
     ab = nodes[nodes.search == "AB"][key + ["nodes", "generated"]]
-    both = nodes[nodes.search == "GB"].merge(ab, on=key, suffixes=("", "_ab"))
+    both = nodes[nodes.search != "AB"].merge(ab, on=key, suffixes=("", "_ab"))
     rows = []
-    for (players, L), d in both.groupby(["players", "lookahead"]):
+    for (search, players, L), d in both.groupby(["search", "players", "lookahead"]):
         low, high = wilson_interval(int(d.optimal.sum()), len(d))
-        rows.append({"players": players, "lookahead": L, "positions": len(d), "optimal": d.optimal.mean(),
+        rows.append({"search": search, "players": players, "lookahead": L, "positions": len(d), "optimal": d.optimal.mean(),
                      "optimal_low": low, "optimal_high": high, "relative_loss": d.relative_loss.mean(),
                      "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
                      "node_share": d.nodes.mean() / d.nodes_ab.mean(),
@@ -162,14 +168,16 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
 
 
 def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
-    """Formulas (1)-(2) with b, g, m measured at look-ahead 1, against measured means at every look-ahead."""
+    """Formulas (1)-(2) with b, g, m measured at look-ahead 1 (g and m per GB variant), against measured means at every look-ahead."""
     rows = []
     for players, d in nodes.groupby("players"):
         b = d[(d.search == "AB") & (d.lookahead == 1)].nodes.mean()
-        gb1 = d[(d.search == "GB") & (d.lookahead == 1)]
-        g, m = gb1.goals_at_root.mean(), gb1.actions_per_goal.mean()
         for (search, L), grp in d.groupby(["search", "lookahead"]):
-            est = estimate_ab(b, L) if search == "AB" else estimate_gb(g, m, L)
+            if search == "AB":
+                est = estimate_ab(b, L)
+            else:  # g and m of this GB variant, measured at look-ahead 1
+                gb1 = d[(d.search == search) & (d.lookahead == 1)]
+                est = estimate_gb(gb1.goals_at_root.mean(), gb1.actions_per_goal.mean(), L)
             rows.append({"players": players, "search": search, "lookahead": L, "measured": grp.nodes.mean(),
                          "estimated": est})
     return pd.DataFrame(rows)
