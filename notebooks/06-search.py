@@ -24,16 +24,16 @@ save_figure(g.figure, "search-nodes")
 
 # %% [markdown]
 # Accuracy at every look-ahead AB finished, on the same positions, for both opponent models (`GB`: opponents
-# choose among all their goals; `GB-restricted`: only `secure` and the continent each is closest to holding): `optimal` is the share of positions where GB's
-# first decision has AB's best value (Wilson 95% CI); `node_share` is GB's mean tree size over AB's mean
-# (a few huge AB trees dominate it), `median_node_share` the median of the per-position shares, and
-# `generated_share` counts every state each search made (AB with its transposition table; GB with the states its
-# goal algorithms probe).
+# choose among all their goals; `GB-restricted`: only `secure` and the continent each is closest to holding):
+# `optimal` is the share of positions where GB's first decision has AB's best value (Wilson 95% CI);
+# `node_share` is GB's mean tree size over AB's mean (a few huge AB trees dominate it), `median_node_share` the
+# median of the per-position shares, and `generated_share` counts every state each search made (AB with its
+# transposition table; GB with the states its goal algorithms probe).
 
 # %%
 table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY search, players, lookahead", [experiment])
 table = table.drop(columns="run")
-table = table[["search", *table.columns.drop("search")]]  # older databases added the column last
+table = table[["search", *table.columns.drop("search")]]  # a database from before the column has it last
 save_table(table, "search-accuracy")
 fig, ax = plt.subplots(figsize=(7, 4))
 groups = list(table.groupby(["search", "players"]))

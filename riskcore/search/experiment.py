@@ -52,8 +52,9 @@ GB_VARIANTS = {"GB": "all", "GB-restricted": "restricted"}  # search name -> the
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
-    """AB and both GB variants at every look-ahead on one position. `nodes`: the search tree's size; `generated`: the states
-    the search made (AB: distinct subtrees, the transposition table's work; GB: its tree plus the goals' probes)."""
+    """AB and both GB variants at every look-ahead on one position. `nodes`: the search tree's size; `generated`:
+    the states the search made (AB: distinct subtrees, the transposition table's work; GB: its tree plus the goals'
+    probes)."""
     model = Model(load_board(board), players, max_attacks)
     rows = []
     ab_values = {}
@@ -158,9 +159,9 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (search, players, L), d in both.groupby(["search", "players", "lookahead"]):
         low, high = wilson_interval(int(d.optimal.sum()), len(d))
-        rows.append({"search": search, "players": players, "lookahead": L, "positions": len(d), "optimal": d.optimal.mean(),
-                     "optimal_low": low, "optimal_high": high, "relative_loss": d.relative_loss.mean(),
-                     "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
+        rows.append({"search": search, "players": players, "lookahead": L, "positions": len(d),
+                     "optimal": d.optimal.mean(), "optimal_low": low, "optimal_high": high,
+                     "relative_loss": d.relative_loss.mean(), "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
                      "node_share": d.nodes.mean() / d.nodes_ab.mean(),
                      "median_node_share": (d.nodes / d.nodes_ab).median(),
                      "generated_share": d.generated.mean() / d.generated_ab.mean()})
@@ -168,16 +169,15 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
 
 
 def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
-    """Formulas (1)-(2) with b, g, m measured at look-ahead 1 (g and m per GB variant), against measured means at every look-ahead."""
+    """Formulas (1)-(2) with b, g, m measured at look-ahead 1 (g and m per GB variant), against measured means at
+    every look-ahead."""
     rows = []
     for players, d in nodes.groupby("players"):
-        b = d[(d.search == "AB") & (d.lookahead == 1)].nodes.mean()
+        first = d[d.lookahead == 1].groupby("search")
+        b = first.nodes.mean()["AB"]
+        g, m = first.goals_at_root.mean(), first.actions_per_goal.mean()
         for (search, L), grp in d.groupby(["search", "lookahead"]):
-            if search == "AB":
-                est = estimate_ab(b, L)
-            else:  # g and m of this GB variant, measured at look-ahead 1
-                gb1 = d[(d.search == search) & (d.lookahead == 1)]
-                est = estimate_gb(gb1.goals_at_root.mean(), gb1.actions_per_goal.mean(), L)
+            est = estimate_ab(b, L) if search == "AB" else estimate_gb(g[search], m[search], L)
             rows.append({"players": players, "search": search, "lookahead": L, "measured": grp.nodes.mean(),
                          "estimated": est})
     return pd.DataFrame(rows)
