@@ -12,9 +12,11 @@ import seaborn as sns
 
 from riskcore.db import query
 from riskcore.notebook import save_figure, save_table, setup
+from riskcore.search.experiment import REFERENCES
 
 setup()
 nodes = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])
+nodes = nodes[~nodes.search.isin(REFERENCES)]  # yardsticks for accuracy, not searches of their own
 g = sns.relplot(nodes, x="lookahead", y="nodes", hue="search", col="players", kind="line", marker="o",
                 errorbar=("ci", 95), seed=0, height=3.5)  # seeded bootstrap: the figure is reproducible
 for ax in g.axes.ravel():
@@ -28,26 +30,35 @@ save_figure(g.figure, "search-nodes")
 # `optimal` is the share of positions where GB's first decision has AB's best value (Wilson 95% CI);
 # `node_share` is GB's mean tree size over AB's mean (a few huge AB trees dominate it), `median_node_share` the
 # median of the per-position shares, and `generated_share` counts every state each search made (AB with its
-# transposition table; GB with the states its goal algorithms probe).
+# transposition table; GB with the states its goal algorithms probe). Two yardsticks are judged the same way:
+# AB's own choice one turn shallower (`AB one turn shorter`) and a uniformly random placement (its expected share):
+# with few distinct placements per position, chance alone is often right.
 
 # %%
 table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY search, players, lookahead", [experiment])
 table = table.drop(columns="run")
 table = table[["search", *table.columns.drop("search")]]  # a database from before the column has it last
 save_table(table, "search-accuracy")
-fig, ax = plt.subplots(figsize=(7, 4))
-groups = list(table.groupby(["search", "players"]))
-width = 0.8 / len(groups)
-for k, ((search, players), d) in enumerate(groups):
-    x = d.lookahead + (k - (len(groups) - 1) / 2) * width
-    ax.bar(x, d.optimal, width, label=f"{search}, {players} players", hatch="//" if search != "GB" else None,
-           yerr=[(d.optimal - d.optimal_low).clip(lower=0), (d.optimal_high - d.optimal).clip(lower=0)], capsize=2)
-ax.axhline(0.881, ls="--", color="grey", label="paper: 88.1%")
-ax.set_xticks(sorted(table.lookahead.unique()))
-ax.set_xlabel("look-ahead (turns)")
-ax.set_ylabel("share of positions where GB's decision is optimal")
-ax.set_ylim(0, 1)
-ax.legend(loc="lower left", fontsize=7)
+searches = table[~table.search.isin(REFERENCES)]
+fig, axes = plt.subplots(1, 2, figsize=(9, 4), sharey=True)
+for ax, (players, d) in zip(axes, table.groupby("players")):
+    gb = list(searches[searches.players == players].groupby("search"))
+    width = 0.8 / len(gb)
+    for k, (search, s) in enumerate(gb):
+        x = s.lookahead + (k - (len(gb) - 1) / 2) * width
+        ax.bar(x, s.optimal, width, label=search, hatch="//" if search != "GB" else None,
+               yerr=[(s.optimal - s.optimal_low).clip(lower=0), (s.optimal_high - s.optimal).clip(lower=0)],
+               capsize=2)
+    for ref, marker in zip(REFERENCES, ("D", "x")):
+        r = d[d.search == ref]
+        ax.plot(r.lookahead, r.optimal, marker=marker, ls=":", color="black", label=ref)
+    ax.axhline(0.881, ls="--", color="grey", label="paper: 88.1%")
+    ax.set_xticks(sorted(table.lookahead.unique()))
+    ax.set_xlabel("look-ahead (turns)")
+    ax.set_title(f"{players} players")
+    ax.set_ylim(0, 1)
+axes[0].set_ylabel("share of positions where the decision is optimal")
+axes[0].legend(loc="lower left", fontsize=7)
 save_figure(fig, "search-accuracy")
 table.round(4)
 

@@ -98,8 +98,8 @@ figure("mcrl-learning", "Monte Carlo control of dice choices: learning curve and
 
 # %%
 figure("search-nodes", "Nodes explored against look-ahead for goal-based (GB) and exhaustive (AB) search.")
-figure("search-accuracy", "GB's first decision against AB's best at every look-ahead AB finishes "
-       "(95% Wilson intervals; the deepest look-ahead on fewer positions).")
+figure("search-accuracy", "GB's first decision against AB's best at every look-ahead AB finishes (95% Wilson "
+       "intervals), with two yardsticks judged the same way: AB one turn shallower and a random placement.")
 table("search-accuracy")
 figure("search-estimate", "The tree-size estimate (formulas 1-3) against measured node counts.")
 figure("search-scalability", "GB nodes on the classic board by number of players and goal kinds.")

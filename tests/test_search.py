@@ -9,7 +9,8 @@ from riskcore.search.abstract import END, AState, Model
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
 from riskcore.search.goals import Goal
-from riskcore.search.experiment import accuracy_table, measure, positions
+from riskcore.search.experiment import (REFERENCES, accuracy_table, estimate_table, first_best, judge, measure,
+                                        positions)
 
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3
@@ -74,7 +75,7 @@ def test_gb_explores_far_fewer_nodes_than_ab():
 def test_node_counts_are_deterministic_for_a_seed():
     a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
     b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    assert a == b and len(a) == 3 * (1 + 2 * 2)  # AB at 1 turn, both GB variants at 1 and 2 turns
+    assert a == b and len(a) == 3 * (1 + 1 + 2 * 2)  # AB and random at 1 turn, both GB variants at 1 and 2
 
 
 def test_restricted_opponents_prune_the_all_goals_tree():
@@ -184,3 +185,35 @@ def test_median_node_share_is_per_position_not_a_ratio_of_means():
                                         "relative_loss"]).assign(players=3)
     row = accuracy_table(nodes).iloc[0]
     assert row.node_share == pytest.approx(10 / 1020) and row.median_node_share == pytest.approx(0.4)
+
+
+def test_judge_and_first_best_on_hand_made_values():
+    values = {"a": 0.2, "b": 0.5, "c": 0.5, "d": 0.0}
+    assert first_best(values) == "b"  # the earlier of two best, as max^n keeps it
+    assert judge(values, "c") == {"optimal": 1.0, "relative_loss": 0.0}
+    assert judge(values, "a") == {"optimal": 0.0, "relative_loss": pytest.approx(0.6)}
+    assert judge({"a": 0.3, "b": 0.3}, "b") == {"optimal": 1.0, "relative_loss": 0.0}
+
+
+def test_references_are_judged_against_ab_at_the_same_lookahead():
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(3, 3, 11):
+        rows = pd.DataFrame(measure(state, 3, 2, 2, 2, "small")).set_index(["search", "lookahead"])
+        assert (REFERENCES[0], 1) not in rows.index  # nothing is shallower than one turn
+        assert rows.loc[(REFERENCES[0], 2), "nodes"] == rows.loc[("AB", 1), "nodes"]
+        one, two = (MaxN(model).root(state, L) for L in (1, 2))
+        best = max(v[state.to_move] for v in two.values())
+        shallow_pick = first_best({a: v[state.to_move] for a, v in one.items()})
+        assert rows.loc[(REFERENCES[0], 2), "optimal"] == float(two[shallow_pick][state.to_move] >= best - 1e-9)
+        share = np.mean([v[state.to_move] >= best - 1e-9 for v in two.values()])
+        assert rows.loc[(REFERENCES[1], 2), "optimal"] == pytest.approx(share)
+        assert rows.loc[(REFERENCES[1], 2), "nodes"] == 0
+
+
+def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
+    rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
+                         for r in measure(p, 2, 2, 2, 2, "small")])
+    assert set(estimate_table(rows).search) == {"AB", "GB", "GB-restricted"}
+    table = accuracy_table(rows)
+    assert set(table.search) == {"GB", "GB-restricted", *REFERENCES}
+    assert (table[table.search == REFERENCES[1]].node_share == 0).all()

@@ -4,7 +4,8 @@
 2. Accuracy at the deepest look-ahead AB finishes: the share of positions where GB's first decision has the
    same AB value as AB's best, and the mean relative loss (AB best - value of GB's choice) / (value range of the
    root actions). GB runs with both opponent models: opponents choose among all their goals ("GB") or only the
-   goal-restricting model's ("GB-restricted"); the root player always considers all its goals.
+   goal-restricting model's ("GB-restricted"); the root player always considers all its goals. Two yardsticks
+   are judged the same way: AB's own choice one turn shallower, and a placement drawn uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts.
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
    agents on the classic board.
@@ -49,30 +50,52 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
 
 
 GB_VARIANTS = {"GB": "all", "GB-restricted": "restricted"}  # search name -> the opponents' goals (GBSearch)
+# Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
+# choice one turn shallower, and a placement drawn uniformly (its expectation, so no dice are needed).
+REFERENCES = ("AB one turn shorter", "random placement")
+
+
+def judge(values: dict[tuple, float], chosen: tuple) -> dict:
+    """Is `chosen` one of AB's best root actions, and its loss as a share of the root actions' value range."""
+    best, worst = max(values.values()), min(values.values())
+    loss = 0.0 if best - worst < 1e-12 else (best - values[chosen]) / (best - worst)
+    return {"optimal": float(values[chosen] >= best - 1e-9), "relative_loss": loss}
+
+
+def first_best(values: dict[tuple, float]) -> tuple:
+    """The action a max^n search picks: the first of the best (ties keep the earlier child)."""
+    pick = None
+    for a, v in values.items():
+        if pick is None or v > values[pick] + 1e-12:
+            pick = a
+    return pick
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
-    """AB and both GB variants at every look-ahead on one position. `nodes`: the search tree's size; `generated`:
-    the states the search made (AB: distinct subtrees, the transposition table's work; GB: its tree plus the goals'
-    probes)."""
+    """AB, both GB variants and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
+    size; `generated`: the states the search made (AB: distinct subtrees, the transposition table's work; GB: its
+    tree plus the goals' probes; the shallower AB: AB's at one turn less; random placement: none)."""
     model = Model(load_board(board), players, max_attacks)
-    rows = []
-    ab_values = {}
+    p = state.to_move
+    rows, values, cost = [], {}, {}
     for L in range(1, ab_turns + 1):
         ab, before = MaxN(model), model.generated
-        ab_values[L] = ab.root(state, L)
-        rows.append({"search": "AB", "lookahead": L, "nodes": ab.nodes, "generated": model.generated - before})
+        values[L] = {a: v[p] for a, v in ab.root(state, L).items()}
+        cost[L] = {"nodes": ab.nodes, "generated": model.generated - before}
+        rows.append({"search": "AB", "lookahead": L, **cost[L]})
+        if L > 1:
+            rows.append({"search": REFERENCES[0], "lookahead": L, **cost[L - 1],
+                         **judge(values[L], first_best(values[L - 1]))})
+        each = [judge(values[L], a) for a in values[L]]
+        rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
+                     **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
     for (name, opponents), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        gb, before = GBSearch(model, state.to_move, opponents), model.generated
+        gb, before = GBSearch(model, p, opponents), model.generated
         goal, actions, _ = gb.decide(state, L)
         row = {"search": name, "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,
                "goal": goal.name, "goals_at_root": len(gb.choices(state)), "actions_per_goal": len(actions)}
-        if L in ab_values:
-            vals = {a: v[state.to_move] for a, v in ab_values[L].items()}
-            best, worst = max(vals.values()), min(vals.values())
-            chosen = vals[actions[0]]
-            row.update(optimal=float(chosen >= best - 1e-9),
-                       relative_loss=0.0 if best - worst < 1e-12 else (best - chosen) / (best - worst))
+        if L in values:
+            row.update(judge(values[L], actions[0]))
         rows.append(row)
     return rows
 
@@ -149,8 +172,10 @@ def agent_table(games: int, seed: int, data_dir: Path | None, workers: int | Non
 
 
 def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
-    """GB against AB on the same positions, at every look-ahead AB finished: the share of optimal first
-    decisions (Wilson 95% CI), the mean relative loss, and GB's nodes and generated states as shares of AB's.
+    """GB (and the `REFERENCES`) against AB on the same positions, at every look-ahead AB finished: the share of
+    optimal first decisions (Wilson 95% CI; for random placement the expected share, so the interval is only
+    indicative), the mean relative loss, and nodes and generated states as shares of AB's (`gb_nodes`: the
+    compared search's mean tree).
     `node_share` is a ratio of means, which a few huge AB trees dominate; `median_node_share` is the median of
     the per-position shares, what a typical position costs."""
     key = ["players", "position", "lookahead"]
@@ -158,7 +183,7 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
     both = nodes[nodes.search != "AB"].merge(ab, on=key, suffixes=("", "_ab"))
     rows = []
     for (search, players, L), d in both.groupby(["search", "players", "lookahead"]):
-        low, high = wilson_interval(int(d.optimal.sum()), len(d))
+        low, high = wilson_interval(round(d.optimal.sum()), len(d))
         rows.append({"search": search, "players": players, "lookahead": L, "positions": len(d),
                      "optimal": d.optimal.mean(), "optimal_low": low, "optimal_high": high,
                      "relative_loss": d.relative_loss.mean(), "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
@@ -176,7 +201,7 @@ def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
         first = d[d.lookahead == 1].groupby("search")
         b = first.nodes.mean()["AB"]
         g, m = first.goals_at_root.mean(), first.actions_per_goal.mean()
-        for (search, L), grp in d.groupby(["search", "lookahead"]):
+        for (search, L), grp in d[~d.search.isin(REFERENCES)].groupby(["search", "lookahead"]):
             est = estimate_ab(b, L) if search == "AB" else estimate_gb(g[search], m[search], L)
             rows.append({"players": players, "search": search, "lookahead": L, "measured": grp.nodes.mean(),
                          "estimated": est})
