@@ -75,7 +75,7 @@ def test_gb_explores_far_fewer_nodes_than_ab():
 def test_node_counts_are_deterministic_for_a_seed():
     a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
     b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    assert a == b and len(a) == 3 * (1 + 1 + 2 * 2)  # AB and random at 1 turn, both GB variants at 1 and 2
+    assert a == b and len(a) == 3 * (1 + 1 + 3 * 2)  # AB and random at 1 turn, three GB variants at 1 and 2
 
 
 def test_restricted_opponents_prune_the_all_goals_tree():
@@ -213,7 +213,16 @@ def test_references_are_judged_against_ab_at_the_same_lookahead():
 def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
                          for r in measure(p, 2, 2, 2, 2, "small")])
-    assert set(estimate_table(rows).search) == {"AB", "GB", "GB-restricted"}
+    assert set(estimate_table(rows).search) == {"AB", "GB", "GB-restricted", "GB+grab"}
     table = accuracy_table(rows)
-    assert set(table.search) == {"GB", "GB-restricted", *REFERENCES}
+    assert set(table.search) == {"GB", "GB-restricted", "GB+grab", *REFERENCES}
     assert (table[table.search == REFERENCES[1]].node_share == 0).all()
+
+
+def test_grab_plays_the_turn_that_exhaustive_one_turn_search_values_most():
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(6, 3, 21):
+        p = state.to_move
+        after, actions = GBSearch(model, p, goals=[Goal("grab")]).simulate(state, Goal("grab"))
+        best = max(v[p] for v in MaxN(model).root(state, 1).values())
+        assert actions[-1] == END and model.evaluate(after)[p] == pytest.approx(best, abs=1e-12)

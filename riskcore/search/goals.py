@@ -6,6 +6,9 @@ Goals and their targets (enemy territories the goal attacks):
 - `break:P` P's territories in the continents P holds. Initiated when P holds one.
 - `eliminate:P` every territory of P. Initiated when P is alive and adjacent.
 - `secure` none. Always initiated.
+- `grab` none: the turn that leaves the player with the highest value at its end, found by exhaustive search over
+  the player's own turn (its states count as probes). Always initiated. Not in `all_goals`; the experiment measures
+  it as an extra goal (`GB+grab`).
 
 Algorithm, shared by all goals:
 - Placement: on the entry point (own territory next to a target) where the reserve newly makes a conquest
@@ -27,12 +30,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from riskcore.search.abstract import END, AState, Model
+from riskcore.search.exhaustive import MaxN
 from riskcore.search.simple import expected_battle
 
 
 @dataclass(frozen=True)
 class Goal:
-    kind: str  # conquer | break | eliminate | secure
+    kind: str  # conquer | break | eliminate | secure | grab
     target: int = -1  # continent (conquer) or player (break, eliminate)
 
     @property
@@ -53,7 +57,7 @@ class Goal:
         return np.zeros(len(s.owner), dtype=bool)
 
     def applicable(self, m: Model, s: AState, p: int) -> bool:
-        if self.kind == "secure":
+        if self.kind in ("secure", "grab"):
             return True
         t = self.targets(m, s, p)
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
@@ -93,6 +97,13 @@ class Goal:
         return score
 
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
+        if self.kind == "grab":
+            search, best, best_v = MaxN(m), None, -np.inf
+            for a in m.actions(s):  # the first of the best, as max^n breaks ties
+                v = search.value(m.apply(s, a), int(a != END))[p]
+                if v > best_v + 1e-12:
+                    best, best_v = a, v
+            return best
         adj = m.board.adjacency
         mine = s.owner == p
         if s.phase == "place":
