@@ -26,6 +26,15 @@ def maxn_better(v: np.ndarray, best: np.ndarray | None, player: int) -> bool:
     return best is None or v[player] > best[player] + 1e-12
 
 
+def first_best(values: dict) -> object:
+    """The key a max^n search picks from scalar values: the first of the best (ties keep the earlier child)."""
+    pick = None
+    for k, v in values.items():
+        if pick is None or v > values[pick] + 1e-12:
+            pick = k
+    return pick
+
+
 def maxn_search(model: "Model", s: "AState", turns: int, children, count) -> np.ndarray:
     """Max^n value of `s`: `children(s, turns)` yields (child, turns left); `count()` is called once per node."""
     count()

@@ -26,7 +26,7 @@ from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
-from riskcore.search.abstract import AState, Model
+from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
 from riskcore.search.goals import Goal, all_goals
@@ -62,15 +62,6 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
     best, worst = max(values.values()), min(values.values())
     loss = 0.0 if best - worst < 1e-12 else (best - values[chosen]) / (best - worst)
     return {"optimal": float(values[chosen] >= best - 1e-9), "relative_loss": loss}
-
-
-def first_best(values: dict[tuple, float]) -> tuple:
-    """The action a max^n search picks: the first of the best (ties keep the earlier child)."""
-    pick = None
-    for a, v in values.items():
-        if pick is None or v > values[pick] + 1e-12:
-            pick = a
-    return pick
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model
+from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.simple import expected_battle
 
@@ -97,13 +97,8 @@ class Goal:
         return score
 
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
-        if self.kind == "grab":
-            search, best, best_v = MaxN(m), None, -np.inf
-            for a in m.actions(s):  # the first of the best, as max^n breaks ties
-                v = search.value(m.apply(s, a), int(a != END))[p]
-                if v > best_v + 1e-12:
-                    best, best_v = a, v
-            return best
+        if self.kind == "grab":  # exhaustive search over the rest of the own turn
+            return first_best({a: v[p] for a, v in MaxN(m).root(s, 1).items()})
         adj = m.board.adjacency
         mine = s.owner == p
         if s.phase == "place":
