@@ -8,8 +8,8 @@ from riskcore.board import load_board
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
-from riskcore.search.goals import Goal
-from riskcore.search.experiment import REFERENCES, accuracy_table, estimate_table, judge, measure, positions
+from riskcore.search.goals import Goal, applicable_goals, strike_goals
+from riskcore.search.experiment import GB_VARIANTS, REFERENCES, accuracy_table, estimate_table, judge, measure, positions
 
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3
@@ -74,7 +74,7 @@ def test_gb_explores_far_fewer_nodes_than_ab():
 def test_node_counts_are_deterministic_for_a_seed():
     a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
     b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    assert a == b and len(a) == 3 * (1 + 1 + 3 * 2)  # AB and random at 1 turn, three GB variants at 1 and 2
+    assert a == b and len(a) == 3 * (1 + 1 + len(GB_VARIANTS) * 2)  # AB and random at 1 turn, GB variants at 1, 2
 
 
 def test_restricted_opponents_prune_the_all_goals_tree():
@@ -212,9 +212,9 @@ def test_references_are_judged_against_ab_at_the_same_lookahead():
 def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
                          for r in measure(p, 2, 2, 2, 2, "small")])
-    assert set(estimate_table(rows).search) == {"AB", "GB", "GB-restricted", "GB+grab"}
+    assert set(estimate_table(rows).search) == {"AB", *GB_VARIANTS}
     table = accuracy_table(rows)
-    assert set(table.search) == {"GB", "GB-restricted", "GB+grab", *REFERENCES}
+    assert set(table.search) == {*GB_VARIANTS, *REFERENCES}
     assert (table[table.search == REFERENCES[1]].node_share == 0).all()
 
 
@@ -225,3 +225,19 @@ def test_grab_plays_the_turn_that_exhaustive_one_turn_search_values_most():
         after, actions = GBSearch(model, p, goals=[Goal("grab")]).simulate(state, Goal("grab"))
         best = max(v[p] for v in MaxN(model).root(state, 1).values())
         assert actions[-1] == END and model.evaluate(after)[p] == pytest.approx(best, abs=1e-12)
+
+
+def test_strike_goals_are_the_placements_each_followed_by_the_best_rest_of_the_turn():
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(6, 3, 21):
+        p = state.to_move
+        strikes = applicable_goals(model, state, p, strike_goals(model))
+        assert [("place", g.target) for g in strikes] == model.placements(state)
+        one_turn = MaxN(model).root(state, 1)
+        for g in strikes:
+            after, actions = GBSearch(model, p, goals=strikes).simulate(state, g)
+            assert actions[0] == ("place", g.target) and actions[-1] == END
+            assert model.evaluate(after)[p] == pytest.approx(one_turn[actions[0]][p], abs=1e-12)
+        best = max(one_turn.values(), key=lambda v: v[p])[p]  # grab is the best strike by the turn's own value
+        grab_after, _ = GBSearch(model, p).simulate(state, Goal("grab"))
+        assert model.evaluate(grab_after)[p] == pytest.approx(best, abs=1e-12)

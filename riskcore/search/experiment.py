@@ -5,7 +5,8 @@
    same AB value as AB's best, and the mean relative loss (AB best - value of GB's choice) / (value range of the
    root actions). GB runs with both opponent models: opponents choose among all their goals ("GB") or only the
    goal-restricting model's ("GB-restricted"); the root player always considers all its goals. "GB+grab" adds
-   the `grab` goal (the turn best for the player at its end) to every player's choices. Two yardsticks
+   the `grab` goal (the turn best for the player at its end) to every player's choices, "GB+strike" the `strike`
+   goals (reinforce one front territory, then the turn's best attacks). Two yardsticks
    are judged the same way: AB's own choice one turn shallower, and a placement drawn uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts.
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
@@ -29,7 +30,7 @@ from riskcore.parallel import run_tasks
 from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
-from riskcore.search.goals import Goal, all_goals
+from riskcore.search.goals import Goal, all_goals, strike_goals
 from riskcore.simulate import RunSpec, game_seeds, simulate_many
 from riskcore.stats import wilson_interval
 
@@ -51,10 +52,15 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
 
 
 # search name -> (the opponents' goals, as GBSearch takes them; the goal kinds every player may choose from)
-GB_VARIANTS = {"GB": ("all", ()), "GB-restricted": ("restricted", ()), "GB+grab": ("all", ("grab",))}
+GB_VARIANTS = {"GB": ("all", ()), "GB-restricted": ("restricted", ()), "GB+grab": ("all", ("grab",)),
+               "GB+strike": ("all", ("strike",))}
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
 # choice one turn shallower, and a placement drawn uniformly (its expectation, so no dice are needed).
 REFERENCES = ("AB one turn shorter", "random placement")
+
+
+def extra_goals(model: Model, kind: str) -> list[Goal]:
+    return strike_goals(model) if kind == "strike" else [Goal(kind)]
 
 
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:
@@ -83,7 +89,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
     for (name, (opponents, extra)), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        goals = all_goals(model) + [Goal(kind) for kind in extra]
+        goals = all_goals(model) + [g for kind in extra for g in extra_goals(model, kind)]
         gb, before = GBSearch(model, p, opponents, goals), model.generated
         goal, actions, _ = gb.decide(state, L)
         row = {"search": name, "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,

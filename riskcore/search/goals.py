@@ -7,8 +7,11 @@ Goals and their targets (enemy territories the goal attacks):
 - `eliminate:P` every territory of P. Initiated when P is alive and adjacent.
 - `secure` none. Always initiated.
 - `grab` none: the turn that leaves the player with the highest value at its end, found by exhaustive search over
-  the player's own turn (its states count as probes). Always initiated. Not in `all_goals`; the experiment measures
-  it as an extra goal (`GB+grab`).
+  the player's own turn (its states count as probes). Always initiated.
+- `strike:T` none: all reinforcements on the player's territory T, then the attacks that leave the player best off
+  at the end of the turn (exhaustive over the rest of its own turn, probes counted). Initiated when T faces an
+  enemy (a placement choice). `grab` is the best `strike` by the turn's own value.
+`grab` and `strike` are not in `all_goals`; the experiment measures them as extra goals (`GB+grab`, `GB+strike`).
 
 Algorithm, shared by all goals:
 - Placement: on the entry point (own territory next to a target) where the reserve newly makes a conquest
@@ -36,8 +39,8 @@ from riskcore.search.simple import expected_battle
 
 @dataclass(frozen=True)
 class Goal:
-    kind: str  # conquer | break | eliminate | secure | grab
-    target: int = -1  # continent (conquer) or player (break, eliminate)
+    kind: str  # conquer | break | eliminate | secure | grab | strike
+    target: int = -1  # continent (conquer), player (break, eliminate) or own territory (strike)
 
     @property
     def name(self) -> str:
@@ -59,6 +62,8 @@ class Goal:
     def applicable(self, m: Model, s: AState, p: int) -> bool:
         if self.kind in ("secure", "grab"):
             return True
+        if self.kind == "strike":
+            return s.phase == "place" and ("place", self.target) in m.placements(s)
         t = self.targets(m, s, p)
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
         return bool(t.any() and near)
@@ -97,7 +102,9 @@ class Goal:
         return score
 
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
-        if self.kind == "grab":  # exhaustive search over the rest of the own turn
+        if self.kind == "strike" and s.phase == "place":
+            return ("place", self.target)
+        if self.kind in ("grab", "strike"):  # exhaustive search over the rest of the own turn
             return first_best({a: v[p] for a, v in MaxN(m).root(s, 1).items()})
         adj = m.board.adjacency
         mine = s.owner == p
@@ -132,6 +139,10 @@ def all_goals(m: Model) -> list[Goal]:
     return goals
 
 
+def strike_goals(m: Model) -> list[Goal]:
+    return [Goal("strike", t) for t in range(m.board.n_territories)]
+
+
 def applicable_goals(m: Model, s: AState, p: int, goals: list[Goal] | None = None) -> list[Goal]:
-    return [g for g in (goals or all_goals(m)) if (g.target != p or g.kind == "conquer")
+    return [g for g in (goals or all_goals(m)) if not (g.kind in ("break", "eliminate") and g.target == p)
             and g.applicable(m, s, p)]
