@@ -9,7 +9,8 @@ from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
 from riskcore.search.goals import Goal, applicable_goals, strike_goals
-from riskcore.search.experiment import GB_VARIANTS, REFERENCES, accuracy_table, estimate_table, judge, measure, positions
+from riskcore.search.experiment import (GB_VARIANTS, REFERENCES, accuracy_table, estimate_table, judge, measure,
+                                        positions)
 
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3

@@ -51,7 +51,7 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
     return out
 
 
-# search name -> (the opponents' goals, as GBSearch takes them; the goal kinds every player may choose from)
+# search name -> (the opponents' goals, as GBSearch takes them; goal kinds added to every player's `all_goals`)
 GB_VARIANTS = {"GB": ("all", ()), "GB-restricted": ("restricted", ()), "GB+grab": ("all", ("grab",)),
                "GB+strike": ("all", ("strike",))}
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
@@ -71,7 +71,7 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
-    """AB, both GB variants and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
+    """AB, the `GB_VARIANTS` and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
     size; `generated`: the states the search made (AB: distinct subtrees, the transposition table's work; GB: its
     tree plus the goals' probes; the shallower AB: AB's at one turn less; random placement: none)."""
     model = Model(load_board(board), players, max_attacks)
