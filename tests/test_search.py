@@ -228,6 +228,26 @@ def test_grab_plays_the_turn_that_exhaustive_one_turn_search_values_most():
         assert actions[-1] == END and model.evaluate(after)[p] == pytest.approx(best, abs=1e-12)
 
 
+def test_a_searched_goal_plans_its_turn_once_and_takes_the_steps_stepwise_search_would():
+    model = Model(load_board("small"), 3, max_attacks=3)
+    for state in positions(4, 3, 22):
+        p = state.to_move
+        for goal in [Goal("grab"), *applicable_goals(model, state, p, strike_goals(model))[:3]]:
+            before = model.generated
+            planned = goal.plan(model, state, p)
+            plan_cost, before = model.generated - before, model.generated
+            s, stepped = state, []
+            while not stepped or stepped[-1] != END:
+                stepped.append(goal.next_action(model, s, p))
+                s = model.apply(s, stepped[-1])
+            assert [a for a, _ in planned] == stepped
+            assert planned[-1][1].key() == s.key()
+            if len(stepped) > 2:  # stepwise search repeats the tree below each later step
+                assert plan_cost < model.generated - before
+    with pytest.raises(ValueError, match="secure"):
+        Goal("secure").plan(model, state, p)
+
+
 def test_strike_goals_are_the_placements_each_followed_by_the_best_rest_of_the_turn():
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(6, 3, 21):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, maxn_better
+from riskcore.search.abstract import END, AState, Model, first_best, maxn_better
 
 
 class MaxN:
@@ -54,3 +54,18 @@ class MaxN:
         """Value vector of every root action."""
         self.nodes += 1
         return {a: self.value(self.model.apply(s, a), turns - (a == END)) for a in self.model.actions(s)}
+
+    def principal_variation(self, s: AState, turns: int) -> list[tuple[tuple, AState]]:
+        """The actions max^n picks from `s` until `turns` turns end (or the game does), each with the state it
+        leads to. With transpositions the choices after the first are read from the table, so beyond `root`'s
+        work this costs only the children of each chosen state. `nodes` grows by the tree below `s`, as `root`."""
+        plan = []
+        while turns > 0 and not self.model.terminal(s):
+            children = {a: self.model.apply(s, a) for a in self.model.actions(s)}
+            found = {a: self._search(c, turns - (a == END)) for a, c in children.items()}
+            if not plan:
+                self.nodes += 1 + sum(n for _, n in found.values())
+            a = first_best({a: v[s.to_move] for a, (v, _) in found.items()})
+            s, turns = children[a], turns - (a == END)
+            plan.append((a, s))
+        return plan

@@ -47,6 +47,10 @@ class GBSearch:
     def simulate(self, s: AState, goal: Goal) -> tuple[AState, list[tuple]]:
         """Follow a goal to the end of the turn; returns the state after and the actions taken."""
         p, actions = s.to_move, []
+        if goal.searched:
+            plan = goal.plan(self.model, s, p)
+            self.nodes += len(plan)
+            return plan[-1][1], [a for a, _ in plan]
         while True:
             a = goal.next_action(self.model, s, p)
             s = self.model.apply(s, a)

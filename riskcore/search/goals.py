@@ -101,10 +101,26 @@ class Goal:
             score[x] += 10_000 * saved
         return score
 
+    @property
+    def searched(self) -> bool:
+        """The goal's turn comes from exhaustive search (`plan`), not from the rules."""
+        return self.kind in ("grab", "strike")
+
+    def plan(self, m: Model, s: AState, p: int) -> list[tuple[tuple, AState]]:
+        """The rest of the turn of a searched goal, each action with the state it leads to: one exhaustive
+        search over the own turn (after the strike's placement), followed along its principal variation."""
+        if not self.searched:
+            raise ValueError(f"goal {self.name} follows rules, not a plan: use next_action")
+        head = []
+        if self.kind == "strike" and s.phase == "place":
+            s = m.apply(s, ("place", self.target))
+            head = [(("place", self.target), s)]
+        return head + MaxN(m).principal_variation(s, 1)
+
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
         if self.kind == "strike" and s.phase == "place":
             return ("place", self.target)
-        if self.kind in ("grab", "strike"):  # exhaustive search over the rest of the own turn
+        if self.searched:  # one step of `plan`, for callers that act a step at a time
             return first_best({a: v[p] for a, v in MaxN(m).root(s, 1).items()})
         adj = m.board.adjacency
         mine = s.owner == p
