@@ -116,9 +116,30 @@ def test_goals_emit_legal_abstract_actions():
                     break
 
 
-def test_bad_opponent_model_rejected():
+def test_bad_opponent_model_or_root_turn_rejected():
     with pytest.raises(ValueError, match="opponent_goals"):
         GBSearch(Model(load_board("small"), 2), 0, opponent_goals="psychic")
+    with pytest.raises(ValueError, match="'psychic'"):
+        GBSearch(Model(load_board("small"), 2), 0, root_turn="psychic")
+
+
+def test_an_exhaustive_root_turn_is_ab_at_one_turn_and_plays_its_value_below():
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(5, 3, 23):
+        p = state.to_move
+        one_turn = MaxN(model).root(state, 1)
+        _, actions, v = GBSearch(model, p, root_turn="exhaustive").decide(state, 1)
+        assert v[p] == pytest.approx(max(x[p] for x in one_turn.values()), abs=1e-12)
+        assert actions[0] == first_best({a: x[p] for a, x in one_turn.items()}) and actions[-1] == END
+        # deeper: the value is GB's tree below the end of the chosen turn; every goal's turn is one of the
+        # sequences searched, so the value is at least the goal-based root's
+        hybrid, goals = GBSearch(model, p, root_turn="exhaustive"), GBSearch(model, p)
+        _, actions, v = hybrid.decide(state, 2)
+        s = state
+        for a in actions:
+            s = model.apply(s, a)
+        assert GBSearch(model, p).value(s, 1) == pytest.approx(v, abs=1e-12)
+        assert v[p] >= goals.decide(state, 2)[2][p] - 1e-12
 
 
 def test_transposition_table_keeps_the_plain_tree_size_and_values():

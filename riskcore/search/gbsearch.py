@@ -8,6 +8,10 @@ each player picks the goal whose subtree maximises its own value. Every simulate
 Opponent model: `opponent_goals="all"` lets opponents choose among all their goals; `"restricted"` lets each
 opponent consider only `secure` and conquering the continent it is closest to holding (a goal-restricting model).
 
+Root turn: `root_turn="goals"` (the paper's search) chooses among the root player's goals; `"exhaustive"` searches
+every action sequence of the root player's turn and puts GB's tree below each end of it (a hybrid: the first
+decision is no longer goal-based; measured on development seeds, not in the experiment's tables yet).
+
 Tree-size estimate (our reading of the paper's formulas 1-3, for a look-ahead of L turns):
     (1) AB nodes  N_AB(L) = sum_{k=1..L} b^k,  b the mean number of atomic-action sequences per turn
     (2) GB nodes  N_GB(L) = sum_{k=1..L} g^k (m + 1),  g goals per choice, m atomic actions per goal
@@ -24,9 +28,12 @@ from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
-                 goals: list[Goal] | None = None):
+                 goals: list[Goal] | None = None, root_turn: str = "goals"):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
+        if root_turn not in ("goals", "exhaustive"):
+            raise ValueError(f"root_turn must be 'goals' or 'exhaustive', got {root_turn!r}")
+        self.root_turn = root_turn
         self.model = model
         self.root_player = root_player
         self.opponent_goals = opponent_goals
@@ -69,9 +76,32 @@ class GBSearch:
     def value(self, s: AState, turns: int) -> np.ndarray:
         return maxn_search(self.model, s, turns, self._children, self._count)
 
-    def decide(self, s: AState, turns: int) -> tuple[Goal, list[tuple], np.ndarray]:
-        """The root player's best goal, the actions it takes this turn, and the value vector."""
+    def _exhaustive_turn(self, s: AState, turns: int) -> tuple[list[tuple], np.ndarray]:
+        """Every action sequence of the mover's turn, depth first in the model's order (ties keep the earlier,
+        as in AB), each end valued by GB's tree below it; the best sequence and its value vector."""
+        p, best = s.to_move, None
+
+        def walk(x: AState, actions: list[tuple]) -> None:
+            nonlocal best
+            for a in self.model.actions(x):
+                y = self.model.apply(x, a)
+                self.nodes += 1
+                if a == END or self.model.terminal(y):
+                    v = self.value(y, turns - 1)
+                    if maxn_better(v, None if best is None else best[1], p):
+                        best = (actions + [a], v)
+                else:
+                    walk(y, actions + [a])
+
+        walk(s, [])
+        return best
+
+    def decide(self, s: AState, turns: int) -> tuple[Goal | None, list[tuple], np.ndarray]:
+        """The root player's best goal (None for an exhaustive root turn), the actions it takes this turn, and
+        the value vector."""
         self.nodes += 1
+        if self.root_turn == "exhaustive":
+            return None, *self._exhaustive_turn(s, turns)
         best = None
         for goal in self.choices(s):
             after, actions = self.simulate(s, goal)
