@@ -141,6 +141,19 @@ def test_an_exhaustive_root_turn_is_ab_at_one_turn_and_plays_its_value_below():
         assert GBSearch(model, p).value(s, 1) == pytest.approx(v, abs=1e-12)
         assert v[p] >= goals.decide(state, 2)[2][p] - 1e-12
 
+        def tree(x, p):  # every state of the turn and GB's tree below every end, transposed ends included
+            n = 0
+            for a in model.actions(x):
+                y = model.apply(x, a)
+                if a == END or model.terminal(y):
+                    below = GBSearch(model, p)
+                    below.value(y, 1)
+                    n += 1 + below.nodes
+                else:
+                    n += 1 + tree(y, p)
+            return n
+        assert hybrid.nodes == 1 + tree(state, p)
+
 
 def test_transposition_table_keeps_the_plain_tree_size_and_values():
     model = Model(load_board("small"), 3, max_attacks=2)

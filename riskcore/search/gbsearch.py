@@ -78,8 +78,10 @@ class GBSearch:
 
     def _exhaustive_turn(self, s: AState, turns: int) -> tuple[list[tuple], np.ndarray]:
         """Every action sequence of the mover's turn, depth first in the model's order (ties keep the earlier,
-        as in AB), each end valued by GB's tree below it; the best sequence and its value vector."""
+        as in AB), each end valued by GB's tree below it; the best sequence and its value vector. Attack orders
+        often transpose: an end met again is not searched again, its value and tree size are reused."""
         p, best = s.to_move, None
+        ends: dict[tuple, tuple[np.ndarray, int]] = {}
 
         def walk(x: AState, actions: list[tuple]) -> None:
             nonlocal best
@@ -87,7 +89,13 @@ class GBSearch:
                 y = self.model.apply(x, a)
                 self.nodes += 1
                 if a == END or self.model.terminal(y):
-                    v = self.value(y, turns - 1)
+                    key = y.key()
+                    if key in ends:
+                        self.nodes += ends[key][1]
+                    else:
+                        before = self.nodes
+                        ends[key] = (self.value(y, turns - 1), self.nodes - before)
+                    v = ends[key][0]
                     if maxn_better(v, None if best is None else best[1], p):
                         best = (actions + [a], v)
                 else:
