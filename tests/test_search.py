@@ -247,10 +247,22 @@ def test_references_are_judged_against_ab_at_the_same_lookahead():
 def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
                          for r in measure(p, 2, 2, 2, 2, "small")])
-    assert set(estimate_table(rows).search) == {"AB", *GB_VARIANTS}
+    goal_rooted = {name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn == "goals"}
+    assert set(estimate_table(rows).search) == {"AB", *goal_rooted} and goal_rooted < set(GB_VARIANTS)
     table = accuracy_table(rows)
     assert set(table.search) == {*GB_VARIANTS, *REFERENCES}
     assert (table[table.search == REFERENCES[1]].node_share == 0).all()
+
+
+def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal():
+    hybrids = [name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn == "exhaustive"]
+    assert hybrids
+    for state in positions(4, 3, 29):
+        rows = pd.DataFrame(measure(state, 3, 2, 2, 2, "small")).set_index(["search", "lookahead"])
+        for name in hybrids:
+            assert rows.loc[(name, 1), "optimal"] == 1.0 and rows.loc[(name, 1), "relative_loss"] == 0.0
+            assert rows.loc[(name, 2), "goal"] == "" and np.isnan(rows.loc[(name, 2), "goals_at_root"])
+            assert rows.loc[(name, 2), "nodes"] > rows.loc[("GB", 2), "nodes"]  # every root turn, not g goals
 
 
 def test_grab_plays_the_turn_that_exhaustive_one_turn_search_values_most():
