@@ -20,10 +20,10 @@ help: ## list the targets
 
 venv: $(STAMP) ## create .venv and install the package with its test dependencies
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
 	touch $(STAMP)
 
 test: venv ## run the whole test suite (slow experiments run in their small versions)

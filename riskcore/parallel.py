@@ -44,6 +44,12 @@ def run_tasks(fn: Callable[..., Any], args: Sequence[tuple], workers: int | None
         bar.close()
 
 
+def in_task_order(results: Iterator[tuple[int, Any]]) -> list[Any]:
+    """The results of `run_tasks` by task index, whatever order they finished in (for outputs whose row order
+    matters downstream: float sums, seeded resampling)."""
+    return [r for _, r in sorted(results, key=lambda x: x[0])]
+
+
 def _run_dask(fn, args, address: str, bar) -> Iterator[tuple[int, Any]]:
     from distributed import Client
     from distributed import as_completed as dask_completed

@@ -83,10 +83,11 @@ def tune_run(run: str, focus: float, data_dir: Path | None) -> list[dict]:
 
 def tune(data_dir: Path | None, workers: int | None = None) -> tuple[pd.DataFrame, dict[str, Recogniser]]:
     """Score every grid point on each training run; pick per family the lowest mean log loss (pooled)."""
-    from riskcore.parallel import run_tasks
+    from riskcore.parallel import in_task_order, run_tasks
 
     tasks = [(run_name("train", x), x, data_dir) for x in FOCUS_LEVELS]
-    rows = [r for _, part in run_tasks(tune_run, tasks, workers, desc="tune", progress=False) for r in part]
+    # task order: the pooled means then add up in one order
+    rows = [r for part in in_task_order(run_tasks(tune_run, tasks, workers, desc="tune", progress=False)) for r in part]
     table = pd.DataFrame(rows)
     pooled = table.groupby(["family", "setting"])[["log_loss", "top1"]].mean().reset_index()
     best = pooled.loc[pooled.groupby("family").log_loss.idxmin()].set_index("family").setting

@@ -28,7 +28,7 @@ from riskcore.board import load_board
 from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.game import play_game
-from riskcore.parallel import run_tasks
+from riskcore.parallel import in_task_order, run_tasks
 from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
@@ -142,8 +142,9 @@ def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: i
         step = max(1, min(8, len(states) // 16))
         tasks += [(states[i:i + step], players, ab_turns, gb_turns, max_attacks, "small", i, deep_positions)
                   for i in range(0, len(states), step)]
-    rows = [r for _, part in run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
-                                       progress=progress) for r in part]
+    # task order: the notebook's seeded bootstraps resample rows in the order stored
+    rows = [r for part in in_task_order(run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
+                                                  progress=progress)) for r in part]
     nodes = pd.DataFrame(rows)
     scal = scalability()
     agent = agent_table(agent_games, seed, data_dir, workers, dask, progress)
