@@ -1,7 +1,8 @@
 """Run independent tasks on local processes (default) or on a Dask distributed cluster (`--dask ADDRESS`).
 
 `run_tasks` yields `(index, result)` as tasks finish; callers write each result at once, so memory stays flat and
-nothing depends on finishing order (outputs are keyed by index, which keeps them deterministic).
+nothing depends on finishing order (outputs are keyed by index, which keeps them deterministic; `in_task_order`
+sorts results that are gathered into one table).
 """
 
 from __future__ import annotations

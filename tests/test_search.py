@@ -9,8 +9,8 @@ from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
 from riskcore.search.goals import Goal, applicable_goals, strike_goals
-from riskcore.search.experiment import (GB_VARIANTS, REFERENCES, accuracy_table, estimate_table, judge, measure,
-                                        positions)
+from riskcore.search.experiment import (GB_VARIANTS, GOAL_ROOTED, REFERENCES, accuracy_table, estimate_table, judge,
+                                        measure, positions)
 
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3
@@ -247,15 +247,14 @@ def test_references_are_judged_against_ab_at_the_same_lookahead():
 def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
                          for r in measure(p, 2, 2, 2, 2, "small")])
-    goal_rooted = {name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn == "goals"}
-    assert set(estimate_table(rows).search) == {"AB", *goal_rooted} and goal_rooted < set(GB_VARIANTS)
+    assert set(estimate_table(rows).search) == {"AB", *GOAL_ROOTED} and set(GOAL_ROOTED) < set(GB_VARIANTS)
     table = accuracy_table(rows)
     assert set(table.search) == {*GB_VARIANTS, *REFERENCES}
     assert (table[table.search == REFERENCES[1]].node_share == 0).all()
 
 
 def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal():
-    hybrids = [name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn == "exhaustive"]
+    hybrids = set(GB_VARIANTS) - set(GOAL_ROOTED)
     assert hybrids
     for state in positions(4, 3, 29):
         rows = pd.DataFrame(measure(state, 3, 2, 2, 2, "small")).set_index(["search", "lookahead"])

@@ -58,6 +58,8 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
 GB_VARIANTS = {"GB": ("all", (), "goals"), "GB-restricted": ("restricted", (), "goals"),
                "GB+grab": ("all", ("grab",), "goals"), "GB+strike": ("all", ("strike",), "goals"),
                "AB turn + GB": ("all", (), "exhaustive")}
+# the variants that choose a root goal, the only ones formula (2) of the tree-size estimate describes
+GOAL_ROOTED = [name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
 # choice one turn shallower, and a placement drawn uniformly (its expectation, so no dice are needed).
 REFERENCES = ("AB one turn shorter", "random placement")
@@ -202,16 +204,14 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
 
 def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
     """Formulas (1)-(2) with b, g, m measured at look-ahead 1 (g and m per GB variant), against measured means at
-    every look-ahead. Searches without a root goal (an exhaustive root turn) are left out: formula (2) assumes
-    goal choices at every level."""
+    every look-ahead. Only AB and the goal-rooted searches: the yardsticks are no searches, and formula (2)
+    assumes goal choices at every level, which an exhaustive root turn does not make."""
     rows = []
-    hybrids = [name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn != "goals"]
-    nodes = nodes[~nodes.search.isin(hybrids)]
-    for players, d in nodes.groupby("players"):
+    for players, d in nodes[nodes.search.isin(["AB", *GOAL_ROOTED])].groupby("players"):
         first = d[d.lookahead == 1].groupby("search")
         b = first.nodes.mean()["AB"]
         g, m = first.goals_at_root.mean(), first.actions_per_goal.mean()
-        for (search, L), grp in d[~d.search.isin(REFERENCES)].groupby(["search", "lookahead"]):
+        for (search, L), grp in d.groupby(["search", "lookahead"]):
             est = estimate_ab(b, L) if search == "AB" else estimate_gb(g[search], m[search], L)
             rows.append({"players": players, "search": search, "lookahead": L, "measured": grp.nodes.mean(),
                          "estimated": est})

@@ -10,7 +10,7 @@ opponent consider only `secure` and conquering the continent it is closest to ho
 
 Root turn: `root_turn="goals"` (the paper's search) chooses among the root player's goals; `"exhaustive"` searches
 every action sequence of the root player's turn and puts GB's tree below each end of it (a hybrid: the first
-decision is no longer goal-based; measured on development seeds, not in the experiment's tables yet).
+decision is no longer goal-based; the experiment's `AB turn + GB`).
 
 Tree-size estimate (our reading of the paper's formulas 1-3, for a look-ahead of L turns):
     (1) AB nodes  N_AB(L) = sum_{k=1..L} b^k,  b the mean number of atomic-action sequences per turn
