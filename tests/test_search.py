@@ -8,7 +8,7 @@ from riskcore.board import load_board
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
-from riskcore.search.goals import Goal, applicable_goals, strike_goals
+from riskcore.search.goals import Goal, all_goals, applicable_goals, strike_goals
 from riskcore.search.experiment import (GB_VARIANTS, GOAL_ROOTED, REFERENCES, accuracy_table, estimate_table, judge,
                                         measure, positions)
 
@@ -155,6 +155,31 @@ def test_an_exhaustive_root_turn_is_ab_at_one_turn_and_plays_its_value_below():
         assert hybrid.nodes == 1 + tree(state, p)
 
 
+class ChoiceLog(GBSearch):
+    def choices(self, s, turns=None):
+        options = super().choices(s, turns)
+        self.log.append((turns, {g.kind for g in options}))
+        return options
+
+
+@pytest.mark.parametrize("root_turn", ["goals", "exhaustive"])
+def test_reply_goals_replace_the_goals_of_the_first_reply_only(root_turn):
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(4, 3, 31):
+        p = state.to_move
+        plain = GBSearch(model, p, root_turn=root_turn).decide(state, 3)
+        same = GBSearch(model, p, root_turn=root_turn, reply_goals=all_goals(model))
+        assert same.decide(state, 3)[2] == pytest.approx(plain[2], abs=1e-12)
+        gb = ChoiceLog(model, p, root_turn=root_turn, reply_goals=[Goal("secure")])
+        gb.log = []
+        gb.decide(state, 3)
+        first_reply = [kinds for turns, kinds in gb.log if turns == 2]
+        assert first_reply and all(kinds == {"secure"} for kinds in first_reply)
+        assert any(kinds - {"secure"} for turns, kinds in gb.log if turns == 1)  # the second reply: all goals
+        if root_turn == "goals":
+            assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is None)  # the root player's own
+
+
 def test_transposition_table_keeps_the_plain_tree_size_and_values():
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(3, 3, 4):
@@ -262,6 +287,17 @@ def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal
             assert rows.loc[(name, 1), "optimal"] == 1.0 and rows.loc[(name, 1), "relative_loss"] == 0.0
             assert rows.loc[(name, 2), "goal"] == "" and np.isnan(rows.loc[(name, 2), "goals_at_root"])
             assert rows.loc[(name, 2), "nodes"] > rows.loc[("GB", 2), "nodes"]  # every root turn, not g goals
+
+
+def test_a_reply_variant_differs_from_its_base_only_below_the_root_turn():
+    with_reply = [name for name, v in GB_VARIANTS.items() if v.reply]
+    assert with_reply
+    for state in positions(3, 2, 37):
+        rows = pd.DataFrame(measure(state, 2, 1, 2, 2, "small")).set_index(["search", "lookahead"])
+        for name in with_reply:
+            base = next(n for n, v in GB_VARIANTS.items() if v == GB_VARIANTS[name]._replace(reply=()))
+            assert rows.loc[(name, 1), "nodes"] == rows.loc[(base, 1), "nodes"]  # no reply within one turn
+            assert rows.loc[(name, 2), "nodes"] > rows.loc[(base, 2), "nodes"]  # more goals for the reply
 
 
 def test_grab_plays_the_turn_that_exhaustive_one_turn_search_values_most():

@@ -8,7 +8,8 @@
    the `grab` goal (the turn best for the player at its end) to every player's choices, "GB+strike" the `strike`
    goals (reinforce one front territory, then the turn's best attacks). "AB turn + GB" is a hybrid: every action
    sequence of the root player's turn, with GB's tree (all goals) below each end, so its first decision is not
-   goal-based. Two yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
+   goal-based. "AB turn + GB + reply strike" also gives the first reply (the next player's turn) the `strike`
+   goals. Two yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
    uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from itertools import product
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -53,13 +55,18 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
     return out
 
 
-# search name -> (the opponents' goals, as GBSearch takes them; goal kinds added to every player's `all_goals`;
-# GBSearch's root_turn)
-GB_VARIANTS = {"GB": ("all", (), "goals"), "GB-restricted": ("restricted", (), "goals"),
-               "GB+grab": ("all", ("grab",), "goals"), "GB+strike": ("all", ("strike",), "goals"),
-               "AB turn + GB": ("all", (), "exhaustive")}
+class Variant(NamedTuple):
+    opponents: str  # the opponents' goals, as GBSearch takes them
+    extra: tuple[str, ...] = ()  # goal kinds added to every player's `all_goals`
+    root_turn: str = "goals"  # GBSearch's root_turn
+    reply: tuple[str, ...] = ()  # goal kinds added for the first reply only (GBSearch's reply_goals)
+
+
+GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB+grab": Variant("all", ("grab",)),
+               "GB+strike": Variant("all", ("strike",)), "AB turn + GB": Variant("all", root_turn="exhaustive"),
+               "AB turn + GB + reply strike": Variant("all", root_turn="exhaustive", reply=("strike",))}
 # the variants that choose a root goal, the only ones formula (2) of the tree-size estimate describes
-GOAL_ROOTED = [name for name, (_, _, root_turn) in GB_VARIANTS.items() if root_turn == "goals"]
+GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
 # choice one turn shallower, and a placement drawn uniformly (its expectation, so no dice are needed).
 REFERENCES = ("AB one turn shorter", "random placement")
@@ -94,9 +101,10 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         each = [judge(values[L], a) for a in values[L]]
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
-    for (name, (opponents, extra, root_turn)), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        goals = all_goals(model) + [g for kind in extra for g in extra_goals(model, kind)]
-        gb, before = GBSearch(model, p, opponents, goals, root_turn), model.generated
+    for (name, v), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
+        goals = all_goals(model) + [g for kind in v.extra for g in extra_goals(model, kind)]
+        reply = goals + [g for kind in v.reply for g in extra_goals(model, kind)] if v.reply else None
+        gb, before = GBSearch(model, p, v.opponents, goals, v.root_turn, reply), model.generated
         goal, actions, _ = gb.decide(state, L)
         # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
         row = {"search": name, "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,

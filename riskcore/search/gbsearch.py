@@ -12,6 +12,9 @@ Root turn: `root_turn="goals"` (the paper's search) chooses among the root playe
 every action sequence of the root player's turn and puts GB's tree below each end of it (a hybrid: the first
 decision is no longer goal-based; the experiment's `AB turn + GB`).
 
+First reply: `reply_goals` replaces the goal list for the turn right after the root turn (the first opponent's
+reply, the one that acts on the root player's move before anyone else), e.g. to let that reply also strike.
+
 Tree-size estimate (our reading of the paper's formulas 1-3, for a look-ahead of L turns):
     (1) AB nodes  N_AB(L) = sum_{k=1..L} b^k,  b the mean number of atomic-action sequences per turn
     (2) GB nodes  N_GB(L) = sum_{k=1..L} g^k (m + 1),  g goals per choice, m atomic actions per goal
@@ -28,7 +31,7 @@ from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
-                 goals: list[Goal] | None = None, root_turn: str = "goals"):
+                 goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
         if root_turn not in ("goals", "exhaustive"):
@@ -38,11 +41,15 @@ class GBSearch:
         self.root_player = root_player
         self.opponent_goals = opponent_goals
         self.goals = goals or all_goals(model)
+        self.reply_goals = reply_goals
         self.nodes = 0
+        self._root_turns = 0
 
-    def choices(self, s: AState) -> list[Goal]:
+    def choices(self, s: AState, turns: int | None = None) -> list[Goal]:
+        """The goals the mover may choose with `turns` turns left (None: as at any turn but the first reply)."""
         p = s.to_move
-        options = applicable_goals(self.model, s, p, self.goals)
+        reply = self.reply_goals is not None and turns == self._root_turns - 1
+        options = applicable_goals(self.model, s, p, self.reply_goals if reply else self.goals)
         if p != self.root_player and self.opponent_goals == "restricted":
             share = (self.model.board.continent_mask & (s.owner == p)[None, :]).sum(axis=1) / \
                 self.model.board.continent_mask.sum(axis=1)
@@ -70,7 +77,7 @@ class GBSearch:
         self.nodes += 1
 
     def _children(self, s: AState, turns: int):
-        for goal in self.choices(s):
+        for goal in self.choices(s, turns):
             yield self.simulate(s, goal)[0], turns - 1
 
     def value(self, s: AState, turns: int) -> np.ndarray:
@@ -108,6 +115,7 @@ class GBSearch:
         """The root player's best goal (None for an exhaustive root turn), the actions it takes this turn, and
         the value vector."""
         self.nodes += 1
+        self._root_turns = turns
         if self.root_turn == "exhaustive":
             return None, *self._exhaustive_turn(s, turns)
         best = None
