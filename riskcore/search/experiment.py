@@ -72,8 +72,9 @@ GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == "goals"
 REFERENCES = ("AB one turn shorter", "random placement")
 
 
-def extra_goals(model: Model, kind: str) -> list[Goal]:
-    return strike_goals(model) if kind == "strike" else [Goal(kind)]
+def extra_goals(model: Model, kinds: tuple[str, ...]) -> list[Goal]:
+    """The goals of the extra `kinds` (`strike`: one per territory)."""
+    return [g for kind in kinds for g in (strike_goals(model) if kind == "strike" else [Goal(kind)])]
 
 
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:
@@ -102,8 +103,8 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
     for (name, v), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        goals = all_goals(model) + [g for kind in v.extra for g in extra_goals(model, kind)]
-        reply = goals + [g for kind in v.reply for g in extra_goals(model, kind)] if v.reply else None
+        goals = all_goals(model) + extra_goals(model, v.extra)
+        reply = goals + extra_goals(model, v.reply) if v.reply else None
         gb, before = GBSearch(model, p, v.opponents, goals, v.root_turn, reply), model.generated
         goal, actions, _ = gb.decide(state, L)
         # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
