@@ -96,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--deep-positions", type=int, default=200,
                    help="search: positions (per player count) where AB also searches one turn deeper")
     x.add_argument("--gb-turns", type=_positive, default=4, help="search: deepest goal-based look-ahead (turns)")
+    x.add_argument("--no-cache", action="store_true",
+                   help="search: run every search again, neither reading nor extending data/cache/search.parquet")
     x.add_argument("--seed", type=int, default=2013)
     x.add_argument("--bootstrap", type=_positive, default=1000)
     _parallel(x)
@@ -233,7 +235,7 @@ def cmd_experiment(a) -> None:
             raise ValueError(f"--deep-positions must be 0 or more, got {a.deep_positions}")
         tables = run_search_experiment(a.positions, a.ab_turns, a.gb_turns, agent_games=a.games, seed=a.seed,
                                        data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet,
-                                       deep_positions=a.deep_positions)
+                                       deep_positions=a.deep_positions, use_cache=not a.no_cache)
         print(tables["search_accuracy"].to_string(index=False))
         print(tables["search_agent"].to_string(index=False))
         return

@@ -7,7 +7,8 @@ import yaml
 
 from riskcore.config import GameConfig
 from riskcore.recognition.experiment import run_experiment
-from riskcore.search.experiment import run_search_experiment
+from riskcore.search import cache as search_cache
+from riskcore.search.experiment import CACHE_FILE, GB_VARIANTS, run_search_experiment
 from riskcore.reporting import FIGURES, NOTEBOOKS, build_report
 from riskcore.simulate import RunSpec, simulate
 from riskcore.sweep import load_spec, run_sweep
@@ -79,6 +80,13 @@ def test_report_html_names_and_embeds_every_figure_without_code(pipeline):
     assert "from riskcore" not in text  # code cells are hidden
     for section in ("Question", "Method", "Results", "Limits"):
         assert f">{section}<" in text
+
+
+def test_the_search_experiment_keeps_every_search_in_its_cache(pipeline):
+    data, _, _ = pipeline
+    entries = search_cache.load(data / CACHE_FILE)
+    # 4 positions per player count: AB at 1 turn (2 on the deep position), each variant at 1-2 turns
+    assert len(entries) == 2 * (4 * 1 + 1 + 4 * 2 * len(GB_VARIANTS))
 
 
 def test_recognition_markdown_reports_targets(pipeline):

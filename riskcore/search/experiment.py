@@ -31,7 +31,10 @@ from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.game import play_game
 from riskcore.parallel import in_task_order, run_tasks
+from riskcore.paths import data_dir as default_data_dir
+from riskcore.search import cache as search_cache
 from riskcore.search.abstract import AState, Model, first_best
+from riskcore.search.cache import entry_key
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
 from riskcore.search.goals import Goal, all_goals, strike_goals
@@ -72,6 +75,9 @@ GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == "goals"
 REFERENCES = ("AB one turn shorter", "random placement")
 
 
+CACHE_FILE = "cache/search.parquet"  # in the data directory
+
+
 def extra_goals(model: Model, kinds: tuple[str, ...]) -> list[Goal]:
     """The goals of the extra `kinds` (`strike`: one per territory)."""
     return [g for kind in kinds for g in (strike_goals(model) if kind == "strike" else [Goal(kind)])]
@@ -84,17 +90,28 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
     return {"optimal": float(values[chosen] >= best - 1e-9), "relative_loss": loss}
 
 
-def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str) -> list[dict]:
+def _decode(action: list) -> tuple:
+    return tuple(action)
+
+
+def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str,
+            cache: dict | None = None) -> list[dict]:
     """AB, the `GB_VARIANTS` and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
     size; `generated`: the states the search made (AB: distinct subtrees, the transposition table's work; GB: its
-    tree plus the goals' probes; the shallower AB: AB's at one turn less; random placement: none)."""
+    tree plus the goals' probes; the shallower AB: AB's at one turn less; random placement: none).
+    `cache` (a dict of `search.cache` entries): searches found there are not run again; new ones are added."""
+    cache = {} if cache is None else cache
     model = Model(load_board(board), players, max_attacks)
     p = state.to_move
     rows, values, cost = [], {}, {}
     for L in range(1, ab_turns + 1):
-        ab, before = MaxN(model), model.generated
-        values[L] = {a: v[p] for a, v in ab.root(state, L).items()}
-        cost[L] = {"nodes": ab.nodes, "generated": model.generated - before}
+        key = entry_key(model, state, L)
+        if key not in cache:
+            ab, before = MaxN(model), model.generated
+            cache[key] = {"values": [[list(a), float(v[p])] for a, v in ab.root(state, L).items()],
+                          "nodes": ab.nodes, "generated": model.generated - before}
+        values[L] = {_decode(a): v for a, v in cache[key]["values"]}
+        cost[L] = {"nodes": cache[key]["nodes"], "generated": cache[key]["generated"]}
         rows.append({"search": "AB", "lookahead": L, **cost[L]})
         if L > 1:
             rows.append({"search": REFERENCES[0], "lookahead": L, **cost[L - 1],
@@ -103,27 +120,41 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
     for (name, v), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        goals = all_goals(model) + extra_goals(model, v.extra)
-        reply = goals + extra_goals(model, v.reply) if v.reply else None
-        gb, before = GBSearch(model, p, v.opponents, goals, v.root_turn, reply), model.generated
-        goal, actions, _ = gb.decide(state, L)
-        # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
-        row = {"search": name, "lookahead": L, "nodes": gb.nodes, "generated": model.generated - before,
-               "goal": goal.name if goal else "", "actions_per_goal": len(actions),
-               "goals_at_root": len(gb.choices(state)) if goal else float("nan")}
+        key = entry_key(model, state, L, tuple(v), (extra_goals,))
+        if key not in cache:
+            goals = all_goals(model) + extra_goals(model, v.extra)
+            reply = goals + extra_goals(model, v.reply) if v.reply else None
+            gb, before = GBSearch(model, p, v.opponents, goals, v.root_turn, reply), model.generated
+            goal, actions, _ = gb.decide(state, L)
+            # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
+            cache[key] = {"nodes": gb.nodes, "generated": model.generated - before,
+                          "goal": goal.name if goal else "", "actions_per_goal": len(actions),
+                          "goals_at_root": len(gb.choices(state)) if goal else None, "first": list(actions[0])}
+        e = cache[key]
+        row = {"search": name, "lookahead": L, "nodes": e["nodes"], "generated": e["generated"], "goal": e["goal"],
+               "actions_per_goal": e["actions_per_goal"],
+               "goals_at_root": float("nan") if e["goals_at_root"] is None else e["goals_at_root"]}
         if L in values:
-            row.update(judge(values[L], actions[0]))
+            row.update(judge(values[L], _decode(e["first"])))
         rows.append(row)
     return rows
 
 
-def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offset, deep):
-    out = []
+def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offset, deep, cache):
+    """The rows of `states`, and the cache entries their searches added to the `cache` given."""
+    known, out = set(cache), []
     for i, s in enumerate(states):
         turns = ab_turns + (offset + i < deep)
         out += [{**r, "position": offset + i, "players": players} for r in
-                measure(s, players, turns, gb_turns, max_attacks, board)]
-    return out
+                measure(s, players, turns, gb_turns, max_attacks, board, cache)]
+    return out, {k: v for k, v in cache.items() if k not in known}
+
+
+def _entry_keys(state: AState, model: Model, ab_turns: int, gb_turns: int) -> list[str]:
+    """Every cache key `measure` may look up for `state` (AB one turn deeper too)."""
+    keys = [entry_key(model, state, L) for L in range(1, ab_turns + 2)]
+    return keys + [entry_key(model, state, L, tuple(v), (extra_goals,))
+                   for v, L in product(GB_VARIANTS.values(), range(1, gb_turns + 1))]
 
 
 def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int = 9) -> pd.DataFrame:
@@ -144,18 +175,27 @@ def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int =
 def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: int = 4, max_attacks: int = 2,
                           agent_games: int = 200, seed: int = 2009, data_dir: Path | None = None,
                           workers: int | None = None, dask: str | None = None, progress: bool = True,
-                          deep_positions: int = 0) -> dict[str, pd.DataFrame]:
+                          deep_positions: int = 0, use_cache: bool = True) -> dict[str, pd.DataFrame]:
     """`deep_positions`: on the first this many positions of each player count AB also searches
-    `ab_turns + 1` turns (costly: from a second to tens of minutes a position at 4 turns)."""
+    `ab_turns + 1` turns (costly: from a second to tens of minutes a position at 4 turns).
+    `use_cache`: read and extend the cache of searches (`search.cache`, `CACHE_FILE` in the data directory)."""
+    cache_path = Path(data_dir or default_data_dir()) / CACHE_FILE
+    cached = search_cache.load(cache_path) if use_cache else {}
     tasks = []
     for players in (2, 3):
         states = positions(n_positions, players, seed + players)
+        model = Model(load_board("small"), players, max_attacks)
         step = max(1, min(8, len(states) // 16))
-        tasks += [(states[i:i + step], players, ab_turns, gb_turns, max_attacks, "small", i, deep_positions)
-                  for i in range(0, len(states), step)]
+        for i in range(0, len(states), step):
+            chunk = states[i:i + step]
+            subset = {k: cached[k] for s in chunk for k in _entry_keys(s, model, ab_turns, gb_turns) if k in cached}
+            tasks.append((chunk, players, ab_turns, gb_turns, max_attacks, "small", i, deep_positions, subset))
     # task order: the notebook's seeded bootstraps resample rows in the order stored
-    rows = [r for part in in_task_order(run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
-                                                  progress=progress)) for r in part]
+    parts = in_task_order(run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
+                                    progress=progress))
+    rows = [r for part, _ in parts for r in part]
+    if use_cache:
+        search_cache.save(cache_path, {**cached, **{k: v for _, added in parts for k, v in added.items()}})
     nodes = pd.DataFrame(rows)
     scal = scalability()
     agent = agent_table(agent_games, seed, data_dir, workers, dask, progress)
