@@ -90,8 +90,9 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
     return {"optimal": float(values[chosen] >= best - 1e-9), "relative_loss": loss}
 
 
-def _decode(action: list) -> tuple:
-    return tuple(action)
+def _variant_key(model: Model, state: AState, lookahead: int, variant: Variant) -> str:
+    """A GB variant's cache key: its goal lists come from `extra_goals`, so that code is part of it."""
+    return entry_key(model, state, lookahead, tuple(variant), (extra_goals,))
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str,
@@ -110,7 +111,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
             ab, before = MaxN(model), model.generated
             cache[key] = {"values": [[list(a), float(v[p])] for a, v in ab.root(state, L).items()],
                           "nodes": ab.nodes, "generated": model.generated - before}
-        values[L] = {_decode(a): v for a, v in cache[key]["values"]}
+        values[L] = {tuple(a): v for a, v in cache[key]["values"]}
         cost[L] = {"nodes": cache[key]["nodes"], "generated": cache[key]["generated"]}
         rows.append({"search": "AB", "lookahead": L, **cost[L]})
         if L > 1:
@@ -120,7 +121,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
     for (name, v), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        key = entry_key(model, state, L, tuple(v), (extra_goals,))
+        key = _variant_key(model, state, L, v)
         if key not in cache:
             goals = all_goals(model) + extra_goals(model, v.extra)
             reply = goals + extra_goals(model, v.reply) if v.reply else None
@@ -135,7 +136,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
                "actions_per_goal": e["actions_per_goal"],
                "goals_at_root": float("nan") if e["goals_at_root"] is None else e["goals_at_root"]}
         if L in values:
-            row.update(judge(values[L], _decode(e["first"])))
+            row.update(judge(values[L], tuple(e["first"])))
         rows.append(row)
     return rows
 
@@ -153,8 +154,7 @@ def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offs
 def _entry_keys(state: AState, model: Model, ab_turns: int, gb_turns: int) -> list[str]:
     """Every cache key `measure` may look up for `state` (AB one turn deeper too)."""
     keys = [entry_key(model, state, L) for L in range(1, ab_turns + 2)]
-    return keys + [entry_key(model, state, L, tuple(v), (extra_goals,))
-                   for v, L in product(GB_VARIANTS.values(), range(1, gb_turns + 1))]
+    return keys + [_variant_key(model, state, L, v) for v, L in product(GB_VARIANTS.values(), range(1, gb_turns + 1))]
 
 
 def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int = 9) -> pd.DataFrame:
