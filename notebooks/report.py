@@ -101,6 +101,9 @@ figure("search-nodes", "Nodes explored against look-ahead for goal-based (GB) an
 figure("search-accuracy", "GB's first decision against AB's best at every look-ahead AB finishes (95% Wilson "
        "intervals), with two yardsticks judged the same way: AB one turn shallower and a random placement.")
 table("search-accuracy")
+figure("search-tradeoff", "Accuracy against the share of AB's nodes, per look-ahead: the issue's aim is the shaded "
+       "corner (the paper's 88.1% at no more than 1% of AB's nodes).")
+table("search-aim")
 figure("search-estimate", "The tree-size estimate (formulas 1-3) against measured node counts.")
 figure("search-scalability", "GB nodes on the classic board by number of players and goal kinds.")
 table("search-agent")

@@ -34,6 +34,7 @@ FIGURES = {
     "mcrl-learning": "05-agents",
     "search-nodes": "06-search",
     "search-accuracy": "06-search",
+    "search-tradeoff": "06-search",
     "search-estimate": "06-search",
     "search-scalability": "06-search",
 }
