@@ -23,18 +23,13 @@ def aim_table(accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.Da
         raise ValueError(f"accuracy table lacks columns {sorted(missing)}")
     searches = accuracy[~accuracy.search.isin(references)].sort_values(
         ["optimal", "relative_loss", "node_share"], ascending=[False, True, True], kind="stable")
+    none = pd.Series({"search": "", "optimal": float("nan"), "relative_loss": float("nan"), "node_share": float("nan")})
     rows = []
     for (players, lookahead), d in searches.groupby(["players", "lookahead"], sort=True):
         inside, best = d[d.node_share <= NODE_BUDGET], d.iloc[0]
-        row = {"players": players, "lookahead": lookahead}
-        if len(inside):
-            b = inside.iloc[0]
-            row.update({"in_budget": b.search, "in_budget_optimal": b.optimal, "in_budget_loss": b.relative_loss,
-                        "in_budget_share": b.node_share, "paper_met": meets_paper(b.optimal, b.relative_loss)})
-        else:
-            row.update({"in_budget": "", "in_budget_optimal": float("nan"), "in_budget_loss": float("nan"),
-                        "in_budget_share": float("nan"), "paper_met": False})
-        row.update({"most_accurate": best.search, "most_accurate_optimal": best.optimal,
-                    "most_accurate_share": best.node_share})
-        rows.append(row)
+        b = inside.iloc[0] if len(inside) else none  # NaNs meet no threshold
+        rows.append({"players": players, "lookahead": lookahead, "in_budget": b.search,
+                     "in_budget_optimal": b.optimal, "in_budget_loss": b.relative_loss, "in_budget_share": b.node_share,
+                     "paper_met": meets_paper(b.optimal, b.relative_loss), "most_accurate": best.search,
+                     "most_accurate_optimal": best.optimal, "most_accurate_share": best.node_share})
     return pd.DataFrame(rows)
