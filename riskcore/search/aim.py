@@ -11,6 +11,7 @@ import pandas as pd
 PAPER_OPTIMAL = 0.881
 PAPER_LOSS = 0.094
 NODE_BUDGET = 0.01
+MEASURES = ("optimal", "relative_loss", "node_share", "generated_share")  # per search, from the accuracy table
 
 
 def meets_paper(optimal: float, loss: float) -> bool:
@@ -21,13 +22,11 @@ def aim_table(accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.Da
     """Per player count and look-ahead: the most accurate search inside the node budget (ties: lower loss, then
     fewer nodes) and the most accurate at any cost, and whether the inside one meets the paper. `accuracy` has
     the columns of `search_accuracy`; the `references` (yardsticks, not searches) are left out."""
-    need = {"search", "players", "lookahead", "optimal", "relative_loss", "node_share", "generated_share"}
-    if missing := need - set(accuracy.columns):
+    if missing := {"search", "players", "lookahead", *MEASURES} - set(accuracy.columns):
         raise ValueError(f"accuracy table lacks columns {sorted(missing)}")
     searches = accuracy[~accuracy.search.isin(references)].sort_values(
         ["optimal", "relative_loss", "node_share"], ascending=[False, True, True], kind="stable")
-    none = pd.Series({"search": "", **dict.fromkeys(["optimal", "relative_loss", "node_share", "generated_share"],
-                                                    float("nan"))})
+    none = pd.Series({"search": "", **dict.fromkeys(MEASURES, float("nan"))})
     rows = []
     for (players, lookahead), d in searches.groupby(["players", "lookahead"], sort=True):
         inside, best = d[d.node_share <= NODE_BUDGET], d.iloc[0]
