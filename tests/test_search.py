@@ -180,6 +180,50 @@ def test_reply_goals_replace_the_goals_of_the_first_reply_only(root_turn):
             assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is None)  # the root player's own
 
 
+
+def _turn_ends(model, x):
+    """Every end of the mover's turn from `x`, transposed ends included, in the model's order."""
+    out = []
+    for a in model.actions(x):
+        y = model.apply(x, a)
+        out += [y] if a == END or model.terminal(y) else _turn_ends(model, y)
+    return out
+
+
+def _turn_size(model, x):
+    """States of the mover's turn below `x`, each end once."""
+    return sum(1 + (0 if a == END or model.terminal(y) else _turn_size(model, y))
+               for a in model.actions(x) for y in [model.apply(x, a)])
+
+
+def test_own_turns_are_searched_like_ab_and_the_opponents_by_their_goals():
+    model = Model(load_board("small"), 2, max_attacks=2)
+    for state in positions(3, 2, 41):
+        p, q = state.to_move, 1 - state.to_move
+        gb, ab = GBSearch(model, p, own_turns="exhaustive"), MaxN(model)
+        assert np.array_equal(gb.value(state, 1), ab.value(state, 1))
+        ends = _turn_ends(model, state)
+        assert gb.nodes == 1 + _turn_size(model, state) + len(ends)  # an end is also the next level's node
+        # three turns, own-opponent-own: the opponent picks its best goal against our exact last turn
+        best = -np.inf
+        for y in ends:
+            goals = GBSearch(model, p)
+            replies = [MaxN(model).value(goals.simulate(y, g)[0], 1) for g in goals.choices(y)]
+            best = max(best, replies[int(np.argmax([r[q] for r in replies]))][p])
+        assert GBSearch(model, p, own_turns="exhaustive").value(state, 3)[p] == pytest.approx(best, abs=1e-12)
+
+
+def test_root_goals_replace_the_goals_of_the_root_choice_only():
+    model = Model(load_board("small"), 3, max_attacks=2)
+    for state in positions(3, 3, 43):
+        gb = ChoiceLog(model, state.to_move, root_goals=[Goal("secure")])
+        gb.log = []
+        gb.decide(state, 2)
+        assert [kinds for turns, kinds in gb.log if turns is None] == [{"secure"}]
+        assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is not None)
+        with pytest.raises(ValueError, match="own_turns must be"):
+            GBSearch(model, 0, own_turns="psychic")
+
 def test_transposition_table_keeps_the_plain_tree_size_and_values():
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(3, 3, 4):
@@ -279,8 +323,8 @@ def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table(
 
 
 def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal():
-    hybrids = set(GB_VARIANTS) - set(GOAL_ROOTED)
-    assert hybrids
+    hybrids = {name for name, v in GB_VARIANTS.items() if v.root_turn == "exhaustive"}
+    assert hybrids and not hybrids & set(GOAL_ROOTED)
     for state in positions(4, 3, 29):
         rows = pd.DataFrame(measure(state, 3, 2, 2, 2, "small")).set_index(["search", "lookahead"])
         for name in hybrids:
@@ -290,7 +334,7 @@ def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal
 
 
 def test_a_reply_variant_differs_from_its_base_only_below_the_root_turn():
-    with_reply = [name for name, v in GB_VARIANTS.items() if v.reply]
+    with_reply = [name for name, v in GB_VARIANTS.items() if v.reply and v._replace(reply=()) in GB_VARIANTS.values()]
     assert with_reply
     for state in positions(3, 2, 37):
         rows = pd.DataFrame(measure(state, 2, 1, 2, 2, "small")).set_index(["search", "lookahead"])
@@ -343,3 +387,19 @@ def test_strike_goals_are_the_placements_each_followed_by_the_best_rest_of_the_t
         best = max(one_turn.values(), key=lambda v: v[p])[p]  # grab is the best strike by the turn's own value
         grab_after, _ = GBSearch(model, p).simulate(state, Goal("grab"))
         assert model.evaluate(grab_after)[p] == pytest.approx(best, abs=1e-12)
+
+
+def test_the_own_turns_variant_leaves_goals_only_at_the_root_players_second_turn():
+    name = next(n for n, v in GB_VARIANTS.items() if v.own_turns == "exhaustive")
+    model = Model(load_board("small"), 2, max_attacks=2)
+    goals = all_goals(model)
+    strikes = goals + strike_goals(model)
+    for state in positions(2, 2, 47):
+        rows = pd.DataFrame(measure(state, 2, 1, 3, 2, "small")).set_index(["search", "lookahead"])
+        for L in (1, 2, 3):
+            twin = GBSearch(model, state.to_move, goals=goals, reply_goals=strikes, root_goals=strikes)
+            twin.decide(state, L)
+            if L < 3:  # 2 players: the root player's second turn is the third
+                assert rows.loc[(name, L), "nodes"] == twin.nodes
+            else:
+                assert rows.loc[(name, L), "nodes"] > twin.nodes

@@ -9,7 +9,9 @@
    goals (reinforce one front territory, then the turn's best attacks). "AB turn + GB" is a hybrid: every action
    sequence of the root player's turn, with GB's tree (all goals) below each end, so its first decision is not
    goal-based. "AB turn + GB + reply strike" also gives the first reply (the next player's turn) the `strike`
-   goals. Two yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
+   goals. "GB+strike near + own AB turns" chooses the root goal among all goals and strikes, lets the first reply
+   strike too, and searches the root player's later turns over every action sequence (opponents by goals). Two
+   yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
    uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
@@ -63,13 +65,17 @@ class Variant(NamedTuple):
     extra: tuple[str, ...] = ()  # goal kinds added to every player's `all_goals`
     root_turn: str = "goals"  # GBSearch's root_turn
     reply: tuple[str, ...] = ()  # goal kinds added for the first reply only (GBSearch's reply_goals)
+    root: tuple[str, ...] = ()  # goal kinds added for the root player's choice only (GBSearch's root_goals)
+    own_turns: str = "goals"  # GBSearch's own_turns: the root player's later turns
 
 
 GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB+grab": Variant("all", ("grab",)),
                "GB+strike": Variant("all", ("strike",)), "AB turn + GB": Variant("all", root_turn="exhaustive"),
-               "AB turn + GB + reply strike": Variant("all", root_turn="exhaustive", reply=("strike",))}
-# the variants that choose a root goal, the only ones formula (2) of the tree-size estimate describes
-GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == "goals"]
+               "AB turn + GB + reply strike": Variant("all", root_turn="exhaustive", reply=("strike",)),
+               "GB+strike near + own AB turns": Variant("all", reply=("strike",), root=("strike",),
+                                                        own_turns="exhaustive")}
+# the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
+GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
 # choice one turn shallower, and a placement drawn uniformly (its expectation, so no dice are needed).
 REFERENCES = ("AB one turn shorter", "random placement")
@@ -125,7 +131,9 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         if key not in cache:
             goals = all_goals(model) + extra_goals(model, v.extra)
             reply = goals + extra_goals(model, v.reply) if v.reply else None
-            gb, before = GBSearch(model, p, v.opponents, goals, v.root_turn, reply), model.generated
+            root = goals + extra_goals(model, v.root) if v.root else None
+            gb = GBSearch(model, p, v.opponents, goals, v.root_turn, reply, root, v.own_turns)
+            before = model.generated
             goal, actions, _ = gb.decide(state, L)
             # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
             cache[key] = {"nodes": gb.nodes, "generated": model.generated - before,

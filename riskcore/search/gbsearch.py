@@ -14,6 +14,11 @@ decision is no longer goal-based; the experiment's `AB turn + GB`).
 
 First reply: `reply_goals` replaces the goal list for the turn right after the root turn (the first opponent's
 reply, the one that acts on the root player's move before anyone else), e.g. to let that reply also strike.
+Root goals: `root_goals` replaces the goal list for the root player's choice at the root (`root_turn="goals"`).
+
+Own turns: `own_turns="exhaustive"` searches the root player's later turns over every action sequence, as AB does
+(each state a node, a transposed end searched and counted again: the plain tree), while opponents' turns stay
+goal-based: the searching player models its own future moves exactly and only the opponents by goals.
 
 Tree-size estimate (our reading of the paper's formulas 1-3, for a look-ahead of L turns):
     (1) AB nodes  N_AB(L) = sum_{k=1..L} b^k,  b the mean number of atomic-action sequences per turn
@@ -31,25 +36,32 @@ from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
-                 goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None):
+                 goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None,
+                 root_goals: list[Goal] | None = None, own_turns: str = "goals"):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
-        if root_turn not in ("goals", "exhaustive"):
-            raise ValueError(f"root_turn must be 'goals' or 'exhaustive', got {root_turn!r}")
-        self.root_turn = root_turn
+        for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
+            if mode not in ("goals", "exhaustive"):
+                raise ValueError(f"{name} must be 'goals' or 'exhaustive', got {mode!r}")
+        self.root_turn, self.own_turns = root_turn, own_turns
         self.model = model
         self.root_player = root_player
         self.opponent_goals = opponent_goals
         self.goals = goals or all_goals(model)
         self.reply_goals = reply_goals
+        self.root_goals = root_goals
         self.nodes = 0
         self._root_turns = 0
 
     def choices(self, s: AState, turns: int | None = None) -> list[Goal]:
-        """The goals the mover may choose with `turns` turns left (None: as at any turn but the first reply)."""
+        """The goals the mover may choose with `turns` turns left (None: at the root)."""
         p = s.to_move
-        reply = self.reply_goals is not None and turns == self._root_turns - 1
-        options = applicable_goals(self.model, s, p, self.reply_goals if reply else self.goals)
+        goals = self.goals
+        if turns is None and self.root_goals is not None:
+            goals = self.root_goals
+        elif turns == self._root_turns - 1 and self.reply_goals is not None:
+            goals = self.reply_goals
+        options = applicable_goals(self.model, s, p, goals)
         if p != self.root_player and self.opponent_goals == "restricted":
             share = (self.model.board.continent_mask & (s.owner == p)[None, :]).sum(axis=1) / \
                 self.model.board.continent_mask.sum(axis=1)
@@ -77,8 +89,28 @@ class GBSearch:
         self.nodes += 1
 
     def _children(self, s: AState, turns: int):
+        if self.own_turns == "exhaustive" and s.to_move == self.root_player:  # a later own turn: every sequence
+            yield from ((end, turns - 1) for end in self._turn_ends(s))
+            return
         for goal in self.choices(s, turns):
             yield self.simulate(s, goal)[0], turns - 1
+
+    def _turn_ends(self, s: AState) -> list[AState]:
+        """The end of every action sequence of the mover's turn, depth first in the model's order (so ties keep
+        the earlier, as in AB), each state made a node."""
+        ends = []
+
+        def walk(x: AState) -> None:
+            for a in self.model.actions(x):
+                y = self.model.apply(x, a)
+                self.nodes += 1
+                if a == END or self.model.terminal(y):
+                    ends.append(y)
+                else:
+                    walk(y)
+
+        walk(s)
+        return ends
 
     def value(self, s: AState, turns: int) -> np.ndarray:
         return maxn_search(self.model, s, turns, self._children, self._count)
