@@ -180,7 +180,6 @@ def test_reply_goals_replace_the_goals_of_the_first_reply_only(root_turn):
             assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is None)  # the root player's own
 
 
-
 def _turn_ends(model, x):
     """Every end of the mover's turn from `x`, transposed ends included, in the model's order."""
     out = []
@@ -223,6 +222,7 @@ def test_root_goals_replace_the_goals_of_the_root_choice_only():
         assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is not None)
         with pytest.raises(ValueError, match="own_turns must be"):
             GBSearch(model, 0, own_turns="psychic")
+
 
 def test_transposition_table_keeps_the_plain_tree_size_and_values():
     model = Model(load_board("small"), 3, max_attacks=2)

@@ -90,27 +90,21 @@ class GBSearch:
 
     def _children(self, s: AState, turns: int):
         if self.own_turns == "exhaustive" and s.to_move == self.root_player:  # a later own turn: every sequence
-            yield from ((end, turns - 1) for end in self._turn_ends(s))
+            yield from ((end, turns - 1) for _, end in self._sequences(s))
             return
         for goal in self.choices(s, turns):
             yield self.simulate(s, goal)[0], turns - 1
 
-    def _turn_ends(self, s: AState) -> list[AState]:
-        """The end of every action sequence of the mover's turn, depth first in the model's order (so ties keep
-        the earlier, as in AB), each state made a node."""
-        ends = []
-
-        def walk(x: AState) -> None:
-            for a in self.model.actions(x):
-                y = self.model.apply(x, a)
-                self.nodes += 1
-                if a == END or self.model.terminal(y):
-                    ends.append(y)
-                else:
-                    walk(y)
-
-        walk(s)
-        return ends
+    def _sequences(self, s: AState, actions: tuple = ()):
+        """Every action sequence of the mover's turn with the state it ends in, depth first in the model's order
+        (so ties keep the earlier, as in AB); each state is made a node as the walk reaches it."""
+        for a in self.model.actions(s):
+            y = self.model.apply(s, a)
+            self.nodes += 1
+            if a == END or self.model.terminal(y):
+                yield actions + (a,), y
+            else:
+                yield from self._sequences(y, actions + (a,))
 
     def value(self, s: AState, turns: int) -> np.ndarray:
         return maxn_search(self.model, s, turns, self._children, self._count)
@@ -121,26 +115,15 @@ class GBSearch:
         often transpose: an end met again is not searched again, its value and tree size are reused."""
         p, best = s.to_move, None
         ends: dict[tuple, tuple[np.ndarray, int]] = {}
-
-        def walk(x: AState, actions: list[tuple]) -> None:
-            nonlocal best
-            for a in self.model.actions(x):
-                y = self.model.apply(x, a)
-                self.nodes += 1
-                if a == END or self.model.terminal(y):
-                    key = y.key()
-                    if key in ends:
-                        self.nodes += ends[key][1]
-                    else:
-                        before = self.nodes
-                        ends[key] = (self.value(y, turns - 1), self.nodes - before)
-                    v = ends[key][0]
-                    if maxn_better(v, None if best is None else best[1], p):
-                        best = (actions + [a], v)
-                else:
-                    walk(y, actions + [a])
-
-        walk(s, [])
+        for actions, y in self._sequences(s):
+            key = y.key()
+            if key in ends:
+                self.nodes += ends[key][1]
+            else:
+                before = self.nodes
+                ends[key] = (self.value(y, turns - 1), self.nodes - before)
+            if maxn_better(ends[key][0], None if best is None else best[1], p):
+                best = (list(actions), ends[key][0])
         return best
 
     def decide(self, s: AState, turns: int) -> tuple[Goal | None, list[tuple], np.ndarray]:
