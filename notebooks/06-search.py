@@ -100,6 +100,20 @@ aim = aim[aim.lookahead > 1]
 save_table(aim, "search-aim")
 aim.round(4)
 
+# %% [markdown]
+# Where the budget's searches fall short, is the right first move missing from their goals, or do they value it
+# wrongly? `any_optimal` counts the positions where at least one search inside the budget is optimal: an oracle
+# that knows which search to trust, a bound on what choosing among them could reach (not a search; running them
+# all costs `joint_node_share` of AB's nodes), beside the best single search.
+
+# %%
+from riskcore.search.aim import coverage_table
+
+coverage = coverage_table(nodes, table, REFERENCES)
+coverage = coverage[coverage.lookahead > 1]
+save_table(coverage, "search-coverage")
+coverage.round(4)
+
 # %%
 est = query("SELECT * FROM search_estimate WHERE run = ?", [experiment])
 fig, ax = plt.subplots(figsize=(6, 4))

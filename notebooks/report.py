@@ -104,6 +104,7 @@ table("search-accuracy")
 figure("search-tradeoff", "Accuracy against the share of AB's nodes, per look-ahead: the issue's aim is the shaded "
        "corner (the paper's 88.1% at no more than 1% of AB's nodes).")
 table("search-aim")
+table("search-coverage")
 figure("search-estimate", "The tree-size estimate (formulas 1-3) against measured node counts.")
 figure("search-scalability", "GB nodes on the classic board by number of players and goal kinds.")
 table("search-agent")

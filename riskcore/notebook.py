@@ -37,7 +37,9 @@ def save_table(df: pd.DataFrame, name: str) -> Path:
     from riskcore.storage import write_text
 
     path = paths.reports_dir() / "tables" / f"{check_name('table', name)}.md"
-    write_text(path, df.to_markdown(index=False, floatfmt=".3f") + "\n")
+    # per column: a table whose columns are all numbers reaches tabulate as floats, integers too
+    formats = [".0f" if pd.api.types.is_integer_dtype(df[c]) else ".3f" for c in df.columns]
+    write_text(path, df.to_markdown(index=False, floatfmt=formats) + "\n")
     return path
 
 
@@ -45,4 +47,5 @@ def emit(df: pd.DataFrame, table: str, output_dir: str) -> None:
     """Hand a sweep point's result rows to the runner (no-op when the notebook runs on its own)."""
     if not output_dir:
         return
-    write_parquet(pa.Table.from_pandas(df, preserve_index=False), Path(output_dir) / f"{check_name('table', table)}.parquet")
+    path = Path(output_dir) / f"{check_name('table', table)}.parquet"
+    write_parquet(pa.Table.from_pandas(df, preserve_index=False), path)

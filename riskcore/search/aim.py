@@ -11,6 +11,7 @@ import pandas as pd
 PAPER_OPTIMAL = 0.881
 PAPER_LOSS = 0.094
 NODE_BUDGET = 0.01
+COVERAGE_COLUMNS = ["players", "lookahead", "searches", "best_single", "any_optimal", "joint_node_share"]
 MEASURES = ("optimal", "relative_loss", "node_share", "generated_share")  # per search, from the accuracy table
 
 
@@ -37,3 +38,24 @@ def aim_table(accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.Da
                      "paper_met": meets_paper(b.optimal, b.relative_loss), "most_accurate": best.search,
                      "most_accurate_optimal": best.optimal, "most_accurate_share": best.node_share})
     return pd.DataFrame(rows)
+
+
+def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Per player count and look-ahead, how often at least one search inside the node budget makes an optimal
+    first decision (`any_optimal`: an oracle that knows which of them is right, a bound on what choosing among
+    them could reach, not a search), beside the best single one and the node share all of them cost together.
+    `nodes` has a row per search, position and look-ahead with `optimal`; `accuracy` the columns of
+    `search_accuracy`; the `references` are left out."""
+    for name, df, cols in (("nodes", nodes, {"search", "players", "lookahead", "position", "optimal"}),
+                           ("accuracy", accuracy, {"search", "players", "lookahead", "optimal", "node_share"})):
+        if missing := cols - set(df.columns):
+            raise ValueError(f"{name} table lacks columns {sorted(missing)}")
+    inside = accuracy[(accuracy.node_share <= NODE_BUDGET) & ~accuracy.search.isin(references)]
+    rows = []
+    for (players, lookahead), d in inside.groupby(["players", "lookahead"], sort=True):
+        picked = nodes[(nodes.players == players) & (nodes.lookahead == lookahead) & nodes.search.isin(d.search)]
+        per_position = picked.groupby("position").optimal.max()
+        rows.append({"players": players, "lookahead": lookahead, "searches": len(d),
+                     "best_single": d.optimal.max(), "any_optimal": per_position.mean(),
+                     "joint_node_share": d.node_share.sum()})
+    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)  # the columns even when no search is inside
