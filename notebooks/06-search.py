@@ -104,12 +104,15 @@ aim.round(4)
 # Where the budget's searches fall short, is the right first move missing from their goals, or do they value it
 # wrongly? `any_optimal` counts the positions where at least one search inside the budget is optimal: an oracle
 # that knows which search to trust, a bound on what choosing among them could reach (not a search; running them
-# all costs `joint_node_share` of AB's nodes), beside the best single search.
+# all costs `joint_node_share` of AB's nodes), beside the best single search. Positions offer few placements, so
+# many picks cover the optimum by chance: `random_any_optimal` is the same oracle over as many uniformly random
+# placements.
 
 # %%
 from riskcore.search.aim import coverage_table
 
-coverage = coverage_table(nodes, table, REFERENCES)
+every = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])  # with the random placement yardstick
+coverage = coverage_table(every, table, REFERENCES)
 coverage = coverage[coverage.lookahead > 1]
 save_table(coverage, "search-coverage")
 coverage.round(4)

@@ -11,7 +11,8 @@ import pandas as pd
 PAPER_OPTIMAL = 0.881
 PAPER_LOSS = 0.094
 NODE_BUDGET = 0.01
-COVERAGE_COLUMNS = ["players", "lookahead", "searches", "best_single", "any_optimal", "joint_node_share"]
+COVERAGE_COLUMNS = ["players", "lookahead", "searches", "best_single", "any_optimal", "random_any_optimal",
+                    "joint_node_share"]
 MEASURES = ("optimal", "relative_loss", "node_share", "generated_share")  # per search, from the accuracy table
 
 
@@ -40,12 +41,15 @@ def aim_table(accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.DataFrame:
+def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tuple[str, ...] = (),
+                   random: str = "random placement") -> pd.DataFrame:
     """Per player count and look-ahead, how often at least one search inside the node budget makes an optimal
     first decision (`any_optimal`: an oracle that knows which of them is right, a bound on what choosing among
     them could reach, not a search), beside the best single one and the node share all of them cost together.
-    `nodes` has a row per search, position and look-ahead with `optimal`; `accuracy` the columns of
-    `search_accuracy`; the `references` are left out."""
+    Positions offer few placements, so many picks cover the optimum by chance: `random_any_optimal` is the same
+    oracle over as many placements drawn uniformly and independently, from the `random` yardstick's rows (their
+    `optimal` is a position's share of optimal placements). `nodes` has a row per search, position and look-ahead
+    with `optimal`; `accuracy` the columns of `search_accuracy`; the `references` are left out of the searches."""
     for name, df, cols in (("nodes", nodes, {"search", "players", "lookahead", "position", "optimal"}),
                            ("accuracy", accuracy, {"search", "players", "lookahead", "optimal", "node_share"})):
         if missing := cols - set(df.columns):
@@ -53,9 +57,11 @@ def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tupl
     inside = accuracy[(accuracy.node_share <= NODE_BUDGET) & ~accuracy.search.isin(references)]
     rows = []
     for (players, lookahead), d in inside.groupby(["players", "lookahead"], sort=True):
-        picked = nodes[(nodes.players == players) & (nodes.lookahead == lookahead) & nodes.search.isin(d.search)]
-        per_position = picked.groupby("position").optimal.max()
+        here = nodes[(nodes.players == players) & (nodes.lookahead == lookahead)]
+        per_position = here[here.search.isin(d.search)].groupby("position").optimal.max()
+        chance = here[here.search == random].optimal
         rows.append({"players": players, "lookahead": lookahead, "searches": len(d),
                      "best_single": d.optimal.max(), "any_optimal": per_position.mean(),
+                     "random_any_optimal": (1 - (1 - chance) ** len(d)).mean() if len(chance) else float("nan"),
                      "joint_node_share": d.node_share.sum()})
     return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)  # the columns even when no search is inside
