@@ -15,8 +15,8 @@ from riskcore.notebook import save_figure, save_table, setup
 from riskcore.search.experiment import REFERENCES
 
 setup()
-nodes = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])
-nodes = nodes[~nodes.search.isin(REFERENCES)]  # yardsticks for accuracy, not searches of their own
+every = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])
+nodes = every[~every.search.isin(REFERENCES)]  # yardsticks for accuracy, not searches of their own
 g = sns.relplot(nodes, x="lookahead", y="nodes", hue="search", col="players", kind="line", marker="o",
                 errorbar=("ci", 95), seed=0, height=3.5)  # seeded bootstrap: the figure is reproducible
 for ax in g.axes.ravel():
@@ -111,8 +111,7 @@ aim.round(4)
 # %%
 from riskcore.search.aim import coverage_table
 
-every = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])  # with the random placement yardstick
-coverage = coverage_table(every, table, REFERENCES)
+coverage = coverage_table(every, table, REFERENCES, random=REFERENCES[1])  # `every` keeps the yardsticks' rows
 coverage = coverage[coverage.lookahead > 1]
 save_table(coverage, "search-coverage")
 coverage.round(4)

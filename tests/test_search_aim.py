@@ -59,7 +59,7 @@ def test_coverage_counts_a_position_when_any_search_inside_the_budget_is_optimal
            ("AB one turn shorter", 2, 3, 2, 1.0),  # a yardstick: does not cover position 2
            ("random placement", 2, 4, 0, 0.5), ("random placement", 2, 4, 1, 0.25)]  # shares of optimal placements
     nodes = pd.DataFrame(per, columns=["search", "players", "lookahead", "position", "optimal"])
-    cov = coverage_table(nodes, acc, references=("AB one turn shorter", "random placement"))
+    cov = coverage_table(nodes, acc, ("AB one turn shorter", "random placement"), "random placement")
     cov = cov.set_index(["players", "lookahead"])
     assert list(cov.index) == [(2, 3), (2, 4)]  # (3, 4) has no search inside the budget
     assert (cov.loc[(2, 3)].searches, cov.loc[(2, 3)].any_optimal) == (1, pytest.approx(1 / 3))
@@ -74,11 +74,11 @@ def test_coverage_counts_a_position_when_any_search_inside_the_budget_is_optimal
 def test_coverage_refuses_a_nodes_table_without_positions_by_name():
     with pytest.raises(ValueError, match="nodes table lacks columns \\['position'\\]"):
         coverage_table(pd.DataFrame(columns=["search", "players", "lookahead", "optimal"]),
-                       pd.DataFrame(ROWS, columns=COLUMNS))
+                       pd.DataFrame(ROWS, columns=COLUMNS), (), "random placement")
 
 
 def test_coverage_without_a_search_inside_the_budget_keeps_its_columns():
     over = pd.DataFrame([("B", 2, 3, 0.95, 0.03, 0.050, 0.20)], columns=COLUMNS)
     nodes = pd.DataFrame([("B", 2, 3, 0, 1.0)], columns=["search", "players", "lookahead", "position", "optimal"])
-    cov = coverage_table(nodes, over)
+    cov = coverage_table(nodes, over, (), "random placement")
     assert cov.empty and "lookahead" in cov.columns

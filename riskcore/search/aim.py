@@ -16,6 +16,11 @@ COVERAGE_COLUMNS = ["players", "lookahead", "searches", "best_single", "any_opti
 MEASURES = ("optimal", "relative_loss", "node_share", "generated_share")  # per search, from the accuracy table
 
 
+def _require(df: pd.DataFrame, columns: set[str], name: str) -> None:
+    if missing := columns - set(df.columns):
+        raise ValueError(f"{name} table lacks columns {sorted(missing)}")
+
+
 def meets_paper(optimal: float, loss: float) -> bool:
     return optimal >= PAPER_OPTIMAL and loss <= PAPER_LOSS
 
@@ -24,8 +29,7 @@ def aim_table(accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.Da
     """Per player count and look-ahead: the most accurate search inside the node budget (ties: lower loss, then
     fewer nodes) and the most accurate at any cost, and whether the inside one meets the paper. `accuracy` has
     the columns of `search_accuracy`; the `references` (yardsticks, not searches) are left out."""
-    if missing := {"search", "players", "lookahead", *MEASURES} - set(accuracy.columns):
-        raise ValueError(f"accuracy table lacks columns {sorted(missing)}")
+    _require(accuracy, {"search", "players", "lookahead", *MEASURES}, "accuracy")
     searches = accuracy[~accuracy.search.isin(references)].sort_values(
         ["optimal", "relative_loss", "node_share"], ascending=[False, True, True], kind="stable")
     none = pd.Series({"search": "", **dict.fromkeys(MEASURES, float("nan"))})
@@ -41,8 +45,8 @@ def aim_table(accuracy: pd.DataFrame, references: tuple[str, ...] = ()) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tuple[str, ...] = (),
-                   random: str = "random placement") -> pd.DataFrame:
+def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tuple[str, ...],
+                   random: str) -> pd.DataFrame:
     """Per player count and look-ahead, how often at least one search inside the node budget makes an optimal
     first decision (`any_optimal`: an oracle that knows which of them is right, a bound on what choosing among
     them could reach, not a search), beside the best single one and the node share all of them cost together.
@@ -50,10 +54,8 @@ def coverage_table(nodes: pd.DataFrame, accuracy: pd.DataFrame, references: tupl
     oracle over as many placements drawn uniformly and independently, from the `random` yardstick's rows (their
     `optimal` is a position's share of optimal placements). `nodes` has a row per search, position and look-ahead
     with `optimal`; `accuracy` the columns of `search_accuracy`; the `references` are left out of the searches."""
-    for name, df, cols in (("nodes", nodes, {"search", "players", "lookahead", "position", "optimal"}),
-                           ("accuracy", accuracy, {"search", "players", "lookahead", "optimal", "node_share"})):
-        if missing := cols - set(df.columns):
-            raise ValueError(f"{name} table lacks columns {sorted(missing)}")
+    _require(nodes, {"search", "players", "lookahead", "position", "optimal"}, "nodes")
+    _require(accuracy, {"search", "players", "lookahead", "optimal", "node_share"}, "accuracy")
     inside = accuracy[(accuracy.node_share <= NODE_BUDGET) & ~accuracy.search.isin(references)]
     rows = []
     for (players, lookahead), d in inside.groupby(["players", "lookahead"], sort=True):
