@@ -10,7 +10,7 @@ from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
 from riskcore.search.goals import Goal, all_goals, applicable_goals, strike_goals
 from riskcore.search.experiment import (GB_VARIANTS, GOAL_ROOTED, REFERENCES, accuracy_table, estimate_table, judge,
-                                        measure, positions)
+                                        measure, positions, variant_search)
 
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3
@@ -392,12 +392,10 @@ def test_strike_goals_are_the_placements_each_followed_by_the_best_rest_of_the_t
 def test_the_own_turns_variant_leaves_goals_only_at_the_root_players_second_turn():
     name = next(n for n, v in GB_VARIANTS.items() if v.own_turns == "exhaustive")
     model = Model(load_board("small"), 2, max_attacks=2)
-    goals = all_goals(model)
-    strikes = goals + strike_goals(model)
     for state in positions(2, 2, 47):
         rows = pd.DataFrame(measure(state, 2, 1, 3, 2, "small")).set_index(["search", "lookahead"])
         for L in (1, 2, 3):
-            twin = GBSearch(model, state.to_move, goals=goals, reply_goals=strikes, root_goals=strikes)
+            twin = variant_search(model, state.to_move, GB_VARIANTS[name]._replace(own_turns="goals"))
             twin.decide(state, L)
             if L < 3:  # 2 players: the root player's second turn is the third
                 assert rows.loc[(name, L), "nodes"] == twin.nodes

@@ -3,9 +3,9 @@
 Every search `experiment.measure` runs is deterministic: its result depends only on the position, the look-ahead,
 and the code and settings of the search. An entry's key hashes all of these: the code by the source of the
 modules the search runs (AB: the abstract model, the expected battles and AB; a GB variant also the goals, GB and
-the function building its goal lists), the settings by the board's arrays, the players, the attack limit, the
-mission targets and the variant. Changing any of them misses the cache instead of reading a stale result, so
-adding a variant to the experiment runs only that variant's searches.
+the functions that build its goal lists and its search), the settings by the board's arrays, the players, the
+attack limit, the mission targets and the variant. Changing any of them misses the cache instead of reading a
+stale result, so adding a variant to the experiment runs only that variant's searches.
 
 Stored as one Parquet file of (key, JSON payload) rows sorted by key, written atomically. JSON keeps float64
 values exactly, so a run served from the cache writes the same tables as a fresh run. Deleting the file is safe.

@@ -89,6 +89,18 @@ def extra_goals(model: Model, kinds: tuple[str, ...]) -> list[Goal]:
     return [g for kind in kinds for g in (strike_goals(model) if kind == "strike" else [Goal(kind)])]
 
 
+def variant_search(model: Model, player: int, variant: Variant) -> GBSearch:
+    """The GB search a variant names for `player`: every player's `all_goals` plus the variant's extra kinds, and
+    the first reply's and the root choice's goal lists, those goals plus their own extra kinds."""
+    goals = all_goals(model) + extra_goals(model, variant.extra)
+
+    def widened(kinds: tuple[str, ...]) -> list[Goal] | None:
+        return goals + extra_goals(model, kinds) if kinds else None
+
+    return GBSearch(model, player, variant.opponents, goals, variant.root_turn, widened(variant.reply),
+                    widened(variant.root), variant.own_turns)
+
+
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:
     """Is `chosen` one of AB's best root actions, and its loss as a share of the root actions' value range."""
     best, worst = max(values.values()), min(values.values())
@@ -97,8 +109,9 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
 
 
 def _variant_key(model: Model, state: AState, lookahead: int, variant: Variant) -> str:
-    """A GB variant's cache key: its goal lists come from `extra_goals`, so that code is part of it."""
-    return entry_key(model, state, lookahead, tuple(variant), (extra_goals,))
+    """A GB variant's cache key: `variant_search` and `extra_goals` turn it into a search, so their code is part
+    of it."""
+    return entry_key(model, state, lookahead, tuple(variant), (extra_goals, variant_search))
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str,
@@ -129,11 +142,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
     for (name, v), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
         key = _variant_key(model, state, L, v)
         if key not in cache:
-            goals = all_goals(model) + extra_goals(model, v.extra)
-            reply = goals + extra_goals(model, v.reply) if v.reply else None
-            root = goals + extra_goals(model, v.root) if v.root else None
-            gb = GBSearch(model, p, v.opponents, goals, v.root_turn, reply, root, v.own_turns)
-            before = model.generated
+            gb, before = variant_search(model, p, v), model.generated
             goal, actions, _ = gb.decide(state, L)
             # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
             cache[key] = {"nodes": gb.nodes, "generated": model.generated - before,
