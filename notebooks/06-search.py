@@ -32,7 +32,9 @@ save_figure(g.figure, "search-nodes")
 # median of the per-position shares, and `generated_share` counts every state each search made (AB with its
 # transposition table; GB with the states its goal algorithms probe). Two yardsticks are judged the same way:
 # AB's own choice one turn shallower (`AB one turn shorter`) and a uniformly random placement (its expected share):
-# with few distinct placements per position, chance alone is often right.
+# with few distinct placements per position, chance alone is often right. Positions with a single placement, or
+# several of equal value, make every decision optimal: `optimal_decisive` is the share on the other
+# `decisive_positions`.
 
 # %%
 table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY search, players, lookahead", [experiment])

@@ -280,6 +280,30 @@ def test_accuracy_compares_gb_with_ab_on_the_same_positions_only():
     assert row.median_node_share == pytest.approx((10 / 100 + 30 / 300) / 2)
 
 
+def test_decisive_accuracy_leaves_out_positions_where_every_placement_is_optimal():
+    rows = [("AB", 0, 1, 100, 60, None, None), ("GB", 0, 1, 10, 20, 1.0, 0.0), (REFERENCES[1], 0, 1, 0, 0, 1.0, 0.0),
+            ("AB", 1, 1, 300, 90, None, None), ("GB", 1, 1, 30, 40, 0.0, 0.5), (REFERENCES[1], 1, 1, 0, 0, 0.5, 0.25)]
+    nodes = pd.DataFrame(rows, columns=["search", "position", "lookahead", "nodes", "generated", "optimal",
+                                        "relative_loss"]).assign(players=2)
+    row = accuracy_table(nodes).set_index("search").loc["GB"]
+    assert row.optimal == 0.5 and row.decisive_positions == 1 and row.optimal_decisive == 0.0
+    without_chance = accuracy_table(nodes[nodes.search != REFERENCES[1]]).iloc[0]
+    assert np.isnan(without_chance.decisive_positions) and np.isnan(without_chance.optimal_decisive)
+
+
+def test_decisive_positions_are_those_whose_ab_values_differ():
+    model = Model(load_board("small"), 2, max_attacks=2)
+    states = positions(8, 2, 11)
+    rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, s in enumerate(states)
+                         for r in measure(s, 2, 2, 2, 2, "small")])
+    differ = sum(np.ptp([v[s.to_move] for v in MaxN(model).root(s, 2).values()]) > 1e-9 for s in states)
+    table = accuracy_table(rows).set_index(["search", "lookahead"])
+    assert (table.xs(2, level="lookahead").decisive_positions == differ).all()
+    for _, r in table.xs(2, level="lookahead").iterrows():  # elsewhere every decision is optimal
+        assert r.optimal * r.positions == pytest.approx(
+            r.positions - r.decisive_positions + (r.optimal_decisive * r.decisive_positions if differ else 0))
+
+
 def test_median_node_share_is_per_position_not_a_ratio_of_means():
     rows = [("AB", 0, 1, 1000, 1, None, None), ("GB", 0, 1, 1, 1, 1.0, 0.0),
             ("AB", 1, 1, 10, 1, None, None), ("GB", 1, 1, 5, 1, 1.0, 0.0),

@@ -252,19 +252,27 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
     indicative), the mean relative loss, and nodes and generated states as shares of AB's (`gb_nodes`: the
     compared search's mean tree).
     `node_share` is a ratio of means, which a few huge AB trees dominate; `median_node_share` is the median of
-    the per-position shares, what a typical position costs."""
+    the per-position shares, what a typical position costs.
+    Many positions offer one placement, or several of equal value, where every decision is optimal:
+    `optimal_decisive` is the share on the other `decisive_positions` (those where a random placement may be
+    wrong; NaN without the random yardstick's rows)."""
     key = ["players", "position", "lookahead"]
     ab = nodes[nodes.search == "AB"][key + ["nodes", "generated"]]
-    both = nodes[nodes.search != "AB"].merge(ab, on=key, suffixes=("", "_ab"))
+    chance = nodes[nodes.search == REFERENCES[1]][key + ["optimal"]].rename(columns={"optimal": "chance"})
+    both = nodes[nodes.search != "AB"].merge(ab, on=key, suffixes=("", "_ab")).merge(chance, on=key, how="left")
     rows = []
     for (search, players, L), d in both.groupby(["search", "players", "lookahead"]):
         low, high = wilson_interval(round(d.optimal.sum()), len(d))
+        decisive = d.chance < 1  # a position's expected random share is 1 exactly when every placement is optimal
+        known = d.chance.notna().all()
         rows.append({"search": search, "players": players, "lookahead": L, "positions": len(d),
                      "optimal": d.optimal.mean(), "optimal_low": low, "optimal_high": high,
                      "relative_loss": d.relative_loss.mean(), "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
                      "node_share": d.nodes.mean() / d.nodes_ab.mean(),
                      "median_node_share": (d.nodes / d.nodes_ab).median(),
-                     "generated_share": d.generated.mean() / d.generated_ab.mean()})
+                     "generated_share": d.generated.mean() / d.generated_ab.mean(),
+                     "decisive_positions": int(decisive.sum()) if known else float("nan"),
+                     "optimal_decisive": d.optimal[decisive].mean() if known and decisive.any() else float("nan")})
     return pd.DataFrame(rows)
 
 
