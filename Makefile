@@ -12,8 +12,8 @@ SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report data summary recognition sweeps agents search genetic notebooks bench lab golden \
-	clean-data
+.PHONY: help venv test test-slow report data summary recognition sweeps agents search scorer genetic notebooks bench \
+	lab golden clean-data
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -58,6 +58,10 @@ GB_GAMES ?= $(if $(QUICK),10,200)
 DEEP ?= $(if $(QUICK),1,200)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
 	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --deep-positions $(DEEP)
+
+scorer: venv ## refit the learned strike's end scorer (search) from its recorded seeds (about 20 minutes)
+	$(BIN)/riskcore train-scorer --players 2
+	$(BIN)/riskcore train-scorer --players 3
 
 genetic: venv ## genetic tuning at the reference sizes (about 3,600 minimax games)
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml

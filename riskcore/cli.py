@@ -19,6 +19,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seed_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integer seeds, got {text!r}") from None
+
+
 def _parallel(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=_positive, default=None, help="local processes (default: all cores)")
     parser.add_argument("--dask", metavar="ADDRESS", default=None, help="run on a Dask distributed scheduler")
@@ -141,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--settings", type=_positive, default=100)
     b.add_argument("--workers", type=_positive, default=2)
     _data_dir(b)
+
+    ts = sub.add_parser("train-scorer", help="fit the learned strike's end-of-turn scorer (search) and store it")
+    ts.add_argument("--players", type=int, choices=[2, 3], required=True)
+    ts.add_argument("--seeds", type=_seed_list, default=(91, 92), help="training position seeds, e.g. 91,92")
+    ts.add_argument("--validation-seed", type=int, default=93)
+    ts.add_argument("--positions", type=_positive, default=200, help="positions per seed")
+    ts.add_argument("--out", type=Path, default=None, help="weights file (default: the package's end_scorer.json)")
+    _parallel(ts)
     return p
 
 
@@ -300,11 +315,27 @@ def cmd_bench(a) -> None:
     print(run_bench(a.games, a.out_dir).to_string(index=False))
 
 
+def cmd_train_scorer(a) -> None:
+    from riskcore.search.endscore import SCORER_FILE
+    from riskcore.search.endtrain import store_scorer, train_scorer
+
+    if a.validation_seed in a.seeds:
+        raise ValueError(f"--validation-seed {a.validation_seed} is also a training seed")
+    scorer, record = train_scorer(a.players, a.seeds, a.validation_seed, a.positions, a.workers, a.dask,
+                                  progress=not a.quiet)
+    out = a.out or SCORER_FILE
+    store_scorer(scorer, record, a.players, out)
+    for k, checks in record["agreement"].items():
+        print(f"{a.players} players, k={k}: picks an end exact search picks, " +
+              ", ".join(f"{name} {v:.1%}" for name, v in checks.items()))
+    print(out)
+
+
 COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "sweep": cmd_sweep, "report": cmd_report,
             "tournament": cmd_tournament,
-            "bench": cmd_bench}
+            "bench": cmd_bench, "train-scorer": cmd_train_scorer}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -101,3 +101,28 @@ def test_search_experiment_rejects_negative_deep_positions(tmp_path, capsys):
     args = ["experiment", "search", "--deep-positions", "-1", "--data-dir", str(tmp_path), "--quiet"]
     assert main(args) == 2
     assert "--deep-positions must be 0 or more, got -1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--seeds", "91,93"], "--validation-seed 93 is also a training seed"),
+    (["--seeds", "91,x"], "expected comma-separated integer seeds, got '91,x'"),
+    (["--players", "4"], "invalid choice: 4"),
+])
+def test_train_scorer_rejects_bad_seeds_and_players_by_name(tmp_path, capsys, args, needle):
+    argv = ["train-scorer", "--players", "2", "--positions", "1", "--out", str(tmp_path / "s.json"), "--quiet"]
+    try:
+        code = main(argv + args)
+    except SystemExit as exc:  # argparse rejects bad values itself
+        code = exc.code
+    assert code == 2 and needle in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_train_scorer_writes_the_file_it_is_given(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    argv = ["train-scorer", "--players", "2", "--seeds", "91", "--positions", "1", "--out", str(out), "--workers",
+            "1", "--quiet"]
+    assert main(argv) == 0
+    assert str(out) in capsys.readouterr().out
+    from riskcore.search.endscore import load_scorer
+    assert set(load_scorer(2, out).models) == {1, 2}

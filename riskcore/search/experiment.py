@@ -10,7 +10,9 @@
    sequence of the root player's turn, with GB's tree (all goals) below each end, so its first decision is not
    goal-based. "AB turn + GB + reply strike" also gives the first reply (the next player's turn) the `strike`
    goals. "GB+strike near + own AB turns" chooses the root goal among all goals and strikes, lets the first reply
-   strike too, and searches the root player's later turns over every action sequence (opponents by goals). Two
+   strike too, and searches the root player's later turns over every action sequence (opponents by goals).
+   "GB+learned strike" is GB+strike whose strikes, when turns follow, end their turn where a scorer learned from
+   exact search two turns deeper (one on the second-last turn) picks (`endscore`; trained on other seeds). Two
    yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
    uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
@@ -36,7 +38,9 @@ from riskcore.parallel import in_task_order, run_tasks
 from riskcore.paths import data_dir as default_data_dir
 from riskcore.search import cache as search_cache
 from riskcore.search.abstract import AState, Model, first_best
+from riskcore.search import endfeatures, endscore
 from riskcore.search.cache import entry_key
+from riskcore.search.endscore import load_scorer, to_json
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
 from riskcore.search.goals import Goal, all_goals, strike_goals
@@ -67,13 +71,15 @@ class Variant(NamedTuple):
     reply: tuple[str, ...] = ()  # goal kinds added for the first reply only (GBSearch's reply_goals)
     root: tuple[str, ...] = ()  # goal kinds added for the root player's choice only (GBSearch's root_goals)
     own_turns: str = "goals"  # GBSearch's own_turns: the root player's later turns
+    strike_ends: str = "value"  # a strike's end of turn: by its own "value", or "learned" (`endscore`)
 
 
 GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB+grab": Variant("all", ("grab",)),
                "GB+strike": Variant("all", ("strike",)), "AB turn + GB": Variant("all", root_turn="exhaustive"),
                "AB turn + GB + reply strike": Variant("all", root_turn="exhaustive", reply=("strike",)),
                "GB+strike near + own AB turns": Variant("all", reply=("strike",), root=("strike",),
-                                                        own_turns="exhaustive")}
+                                                        own_turns="exhaustive"),
+               "GB+learned strike": Variant("all", ("strike",), strike_ends="learned")}
 # the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
 GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
@@ -97,8 +103,9 @@ def variant_search(model: Model, player: int, variant: Variant) -> GBSearch:
     def widened(kinds: tuple[str, ...]) -> list[Goal] | None:
         return goals + extra_goals(model, kinds) if kinds else None
 
+    scorer = load_scorer(model.n_players) if variant.strike_ends == "learned" else None
     return GBSearch(model, player, variant.opponents, goals, variant.root_turn, widened(variant.reply),
-                    widened(variant.root), variant.own_turns)
+                    widened(variant.root), variant.own_turns, scorer)
 
 
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:
@@ -110,8 +117,12 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
 
 def _variant_key(model: Model, state: AState, lookahead: int, variant: Variant) -> str:
     """A GB variant's cache key: `variant_search` and `extra_goals` turn it into a search, so their code is part
-    of it."""
-    return entry_key(model, state, lookahead, tuple(variant), (extra_goals, variant_search))
+    of it; a variant with learned strikes also keys on the scorer's code and stored weights."""
+    code, definition = (extra_goals, variant_search), tuple(variant)
+    if variant.strike_ends == "learned":
+        code += (endfeatures, endscore)
+        definition += (to_json(load_scorer(model.n_players)),)
+    return entry_key(model, state, lookahead, definition, code)
 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str,

@@ -16,6 +16,10 @@ First reply: `reply_goals` replaces the goal list for the turn right after the r
 reply, the one that acts on the root player's move before anyone else), e.g. to let that reply also strike.
 Root goals: `root_goals` replaces the goal list for the root player's choice at the root (`root_turn="goals"`).
 
+Strike ends: with a `strike_scorer` (`endscore.EndScorer`), a `strike` with turns still to follow ends its turn
+where the scorer, trained on exact search k turns deeper, picks; without one (and on the last turn) a strike takes
+the end best for the player's own value at the end of the turn.
+
 Own turns: `own_turns="exhaustive"` searches the root player's later turns over every action sequence, as AB does
 (each state a node, a transposed end searched and counted again: the plain tree), while opponents' turns stay
 goal-based: the searching player models its own future moves exactly and only the opponents by goals.
@@ -31,13 +35,15 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.search.abstract import END, AState, Model, maxn_better, maxn_search
+from riskcore.search.endscore import EndScorer
 from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 
 class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
                  goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None,
-                 root_goals: list[Goal] | None = None, own_turns: str = "goals"):
+                 root_goals: list[Goal] | None = None, own_turns: str = "goals",
+                 strike_scorer: EndScorer | None = None):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
         for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
@@ -50,6 +56,7 @@ class GBSearch:
         self.goals = goals or all_goals(model)
         self.reply_goals = reply_goals
         self.root_goals = root_goals
+        self.strike_scorer = strike_scorer
         self.nodes = 0
         self._root_turns = 0
 
@@ -70,9 +77,15 @@ class GBSearch:
             options = [g for g in options if g.kind == "secure" or (g.kind == "conquer" and g.target == best)]
         return options or [Goal("secure")]
 
-    def simulate(self, s: AState, goal: Goal) -> tuple[AState, list[tuple]]:
-        """Follow a goal to the end of the turn; returns the state after and the actions taken."""
+    def simulate(self, s: AState, goal: Goal, after: int = 0) -> tuple[AState, list[tuple]]:
+        """Follow a goal to the end of the turn (`after` turns follow it); returns the state after and the actions
+        taken."""
         p, actions = s.to_move, []
+        if goal.kind == "strike" and self.strike_scorer is not None and after > 0:
+            place = ("place", goal.target)
+            end, actions = self.strike_scorer.best_end(self.model, self.model.apply(s, place), p, after)
+            self.nodes += 1 + len(actions)
+            return end, [place, *actions]
         if goal.searched:
             plan = goal.plan(self.model, s, p)
             self.nodes += len(plan)
@@ -93,7 +106,7 @@ class GBSearch:
             yield from ((end, turns - 1) for _, end in self._sequences(s))
             return
         for goal in self.choices(s, turns):
-            yield self.simulate(s, goal)[0], turns - 1
+            yield self.simulate(s, goal, turns - 1)[0], turns - 1
 
     def _sequences(self, s: AState, actions: tuple = ()):
         """Every action sequence of the mover's turn with the state it ends in, depth first in the model's order
@@ -135,7 +148,7 @@ class GBSearch:
             return None, *self._exhaustive_turn(s, turns)
         best = None
         for goal in self.choices(s):
-            after, actions = self.simulate(s, goal)
+            after, actions = self.simulate(s, goal, turns - 1)
             v = self.value(after, turns - 1)
             if maxn_better(v, None if best is None else best[2], s.to_move):
                 best = (goal, actions, v)

@@ -1,0 +1,92 @@
+"""A learned choice of where a `strike` ends its turn: the end that exact search k turns deeper would pick.
+
+A `strike` goal reinforces one front territory and then takes the attacks that leave the player best off at the
+end of its own turn (its value there). That choice is blind to the replies: exact search often prefers another
+end, e.g. one that keeps a border. `EndScorer` scores each distinct end of the turn (after the placement) by a
+linear function of its `endfeatures.FEATURES` and picks the first of the best. One model per k, fitted to the
+ends exact max^n search (`exhaustive.MaxN`) values most k turns later; the search uses k = min(turns left after
+the strike's turn, the deepest model).
+
+The weights are fitted by `search.endtrain` and stored in `end_scorer.json` beside this module, with the recipe
+that made them and their agreement with exact search on training and validation positions.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from riskcore.search.abstract import END, AState, Model, first_best
+from riskcore.search.endfeatures import FEATURES, end_features
+
+SCORER_FILE = Path(__file__).with_name("end_scorer.json")
+
+
+@dataclass(frozen=True)
+class EndScorer:
+    models: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]  # k -> (weights, feature mean, feature scale)
+
+    def scores(self, features: np.ndarray, after: int) -> np.ndarray:
+        """Scores of ends (rows of features) when `after` turns follow the strike's (the model k = min(after,
+        deepest))."""
+        w, mu, sd = self.models[min(after, max(self.models))]
+        return ((features - mu) / sd) @ w
+
+    def best_end(self, m: Model, s: AState, p: int, after: int) -> tuple[AState, list[tuple]]:
+        """The end of p's turn from `s` (placement done) the scorer picks, and the actions leading to it."""
+        ends = turn_ends(m, s)
+        scores = self.scores(np.array([end_features(m, z, p) for z, _ in ends]), after)
+        return ends[first_best(dict(enumerate(scores.tolist())))]
+
+
+def turn_ends(m: Model, s: AState) -> list[tuple[AState, list[tuple]]]:
+    """The distinct ends of the mover's turn from `s`, depth first in the model's order, each with the first
+    action sequence reaching it (every state made counts in `Model.generated`)."""
+    ends: dict[tuple, tuple[AState, list[tuple]]] = {}
+
+    def walk(y: AState, actions: list[tuple]) -> None:
+        for a in m.actions(y):
+            z = m.apply(y, a)
+            if a == END or m.terminal(z):
+                ends.setdefault(z.key(), (z, actions + [a]))
+            else:
+                walk(z, actions + [a])
+
+    walk(s, [])
+    return list(ends.values())
+
+
+def to_json(scorer: EndScorer) -> dict:
+    return {str(k): {"weights": w.tolist(), "mean": mu.tolist(), "scale": sd.tolist()}
+            for k, (w, mu, sd) in scorer.models.items()}
+
+
+def from_json(models: dict, source: str) -> EndScorer:
+    """The scorer stored as `to_json` wrote it; `source` names it in errors."""
+    try:
+        out = {int(k): tuple(np.array(v[name], dtype=float) for name in ("weights", "mean", "scale"))
+               for k, v in models.items()}
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{source}: malformed end scorer ({e!r})") from e
+    for k, arrays in out.items():
+        if any(a.shape != (len(FEATURES),) for a in arrays):
+            raise ValueError(f"{source}: model k={k} needs {len(FEATURES)} weights, means and scales")
+    if not out:
+        raise ValueError(f"{source}: no models")
+    return EndScorer(out)
+
+
+@cache
+def load_scorer(players: int, path: Path = SCORER_FILE) -> EndScorer:
+    """The stored scorer for `players` players."""
+    try:
+        stored = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from e
+    if str(players) not in stored.get("scorers", {}):
+        raise ValueError(f"{path}: no end scorer for {players} players (has {sorted(stored.get('scorers', {}))})")
+    return from_json(stored["scorers"][str(players)]["models"], f"{path} ({players} players)")

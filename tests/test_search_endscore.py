@@ -1,0 +1,170 @@
+"""The learned choice of a strike's end of turn: features, scorer, training, and the search that uses it."""
+
+import json
+
+import numpy as np
+import pytest
+
+from riskcore.board import load_board
+from riskcore.search.abstract import END, AState, Model, first_best
+from riskcore.search.endfeatures import FEATURES, end_features
+from riskcore.search.endscore import SCORER_FILE, EndScorer, from_json, load_scorer, to_json, turn_ends
+from riskcore.search.endtrain import RECIPE, agreement, fit, store_scorer, train_scorer
+from riskcore.search.exhaustive import MaxN
+from riskcore.search.gbsearch import GBSearch
+from riskcore.search.goals import all_goals, strike_goals
+from riskcore.search.experiment import GB_VARIANTS, _variant_key, positions, variant_search
+
+N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North (bonus 2) is N1-N3; N3 borders E1, N1 borders S3
+F = {name: i for i, name in enumerate(FEATURES)}
+OWN_VALUE = EndScorer({1: (np.eye(len(FEATURES))[0], np.zeros(len(FEATURES)), np.ones(len(FEATURES)))})
+
+
+def _north_vs_rest(armies: dict[int, int], to_move: int = 1) -> AState:
+    """Player 0 holds North (one army each unless given), player 1 the rest; player 0 has just ended its turn."""
+    owner = np.ones(10, dtype=np.int64)
+    owner[[N1, N2, N3]] = 0
+    a = np.ones(10, dtype=np.int64)
+    for t, n in armies.items():
+        a[t] = n
+    return AState(owner, a, to_move)
+
+
+def test_end_features_on_a_hand_made_position():
+    m = Model(load_board("small"), 2, 2)
+    f = end_features(m, _north_vs_rest({E1: 5}), 0)  # 14 armies; E1 (5) conquers N3 (1), S3 (1) cannot attack
+    expected = {"territory_share": 0.3, "army_share": 3 / 14, "held_bonus": 2 / 6, "exposed_territories": 1 / 10,
+                "exposed_armies": 1 / 14, "exposed_held_bonus": 2 / 6, "open_territories": 0.0,
+                "bonus_one_short": 0.0, "border_share": 2 / 10, "border_ratio_mean": (1 / 2 + 1 / 6) / 2,
+                "border_ratio_min": 1 / 6, "largest_border_stack": 1 / 14, "rival_held_bonus": 4 / 6,
+                "next_reserve": 7 / 14, "value": (0.3 + 3 / 14 + 2 / 6) / 3,
+                "best_rival_value": (0.7 + 11 / 14 + 4 / 6) / 3}  # player 1: 3 + bonus 4 reinforcements
+    for name, value in expected.items():
+        assert f[F[name]] == pytest.approx(value, abs=1e-12), name
+    assert f[F["reply_drop"]] > 0 and f[F["strike_gain"]] > 0  # E1 reinforced breaks North; N1 takes S3
+    assert f[F["value_after_reply"]] == pytest.approx(f[F["value"]] - f[F["reply_drop"]])
+
+
+def test_a_border_too_strong_to_break_leaves_no_reply_drop_and_probes_count_as_generated():
+    m = Model(load_board("small"), 2, 2)
+    before = m.generated
+    f = end_features(m, _north_vs_rest({E1: 5, N1: 40, N3: 40}), 0)
+    assert f[F["reply_drop"]] == 0.0 and f[F["exposed_territories"]] == 0.0
+    assert m.generated > before  # the reply and strike probes made states
+
+
+def test_turn_ends_are_distinct_and_each_replays_from_its_actions():
+    m = Model(load_board("small"), 3, 2)
+    for s in positions(4, 3, 5):
+        x = m.apply(s, m.placements(s)[0])
+        ends = turn_ends(m, x)
+        assert len({z.key() for z, _ in ends}) == len(ends)
+        for z, actions in ends:
+            y = x
+            for a in actions:
+                assert a in m.actions(y)
+                y = m.apply(y, a)
+            assert y.key() == z.key() and (actions[-1] == END or m.terminal(z))
+
+
+def test_an_own_value_scorer_makes_the_learned_strike_search_exactly_gb_strike():
+    m = Model(load_board("small"), 2, 2)
+    goals = all_goals(m) + strike_goals(m)
+    for s in positions(3, 2, 8):
+        plain = GBSearch(m, s.to_move, goals=goals)
+        scored = GBSearch(m, s.to_move, goals=goals, strike_scorer=OWN_VALUE)
+        goal, actions, v = plain.decide(s, 3)
+        goal2, actions2, v2 = scored.decide(s, 3)
+        assert (goal, actions) == (goal2, actions2) and np.array_equal(v, v2) and plain.nodes == scored.nodes
+
+
+def test_the_scorer_picks_the_first_best_scored_end():
+    m = Model(load_board("small"), 2, 2)
+    s = positions(1, 2, 3)[0]
+    x = m.apply(s, m.placements(s)[0])
+    w = np.zeros(len(FEATURES))
+    w[F["border_ratio_min"]] = 1.0
+    scorer = EndScorer({2: (w, np.zeros(len(FEATURES)), np.ones(len(FEATURES)))})
+    end, actions = scorer.best_end(m, x, s.to_move, 5)  # 5 turns after: the deepest model (k = 2)
+    ends = turn_ends(m, x)
+    ratios = {i: end_features(m, z, s.to_move)[F["border_ratio_min"]] for i, (z, _) in enumerate(ends)}
+    assert end.key() == ends[first_best(ratios)][0].key() and actions == ends[first_best(ratios)][1]
+
+
+def test_fit_learns_which_feature_marks_the_best_end_and_is_deterministic():
+    rng = np.random.default_rng(0)
+
+    def groups(n):
+        out = []
+        for _ in range(n):
+            f = rng.random((6, len(FEATURES)))
+            out.append((f, np.stack([f[:, 4], f[:, 4]], axis=1)))  # exact value: feature 4, not `value` (0)
+        return out
+
+    train, valid = groups(200), groups(100)
+    recipe = {**RECIPE, "steps": 300}
+    model = fit(train, 1, **recipe)
+    assert all(np.array_equal(a, b) for a, b in zip(model, fit(train, 1, **recipe)))
+    learned = EndScorer({2: model})
+    assert agreement(valid, 1, lambda f: learned.scores(f, 2)) > 0.9 > 0.5 > agreement(valid, 1, lambda f: f[:, 0])
+
+
+def test_training_is_reproducible_from_its_seeds(tmp_path):
+    scorer, record = train_scorer(2, (91,), 93, 2, workers=1, progress=False)
+    again, record2 = train_scorer(2, (91,), 93, 2, workers=2, progress=False)
+    assert to_json(scorer) == to_json(again) and record == record2
+    assert record["groups"]["train"] > 0 and set(record["agreement"]) == {"1", "2"}
+    path = tmp_path / "scorer.json"
+    store_scorer(scorer, record, 2, path)
+    store_scorer(scorer, record, 3, path)  # another player count is added, the first kept
+    assert to_json(load_scorer(2, path)) == to_json(scorer)
+    assert set(json.loads(path.read_text())["scorers"]) == {"2", "3"}
+
+
+def test_the_stored_scorers_record_their_recipe_and_beat_the_own_value_rule_on_validation():
+    for players in (2, 3):
+        scorer = load_scorer(players)
+        assert set(scorer.models) == {1, 2}
+    stored = json.loads(SCORER_FILE.read_text())
+    assert stored["features"] == list(FEATURES)
+    for record in stored["scorers"].values():
+        assert record["recipe"] == RECIPE and record["validation_seed"] not in record["seeds"]
+        for checks in record["agreement"].values():
+            assert checks["learned_validation"] > checks["own_value_validation"]
+
+
+@pytest.mark.parametrize("text, message", [("{", "not JSON"), ('{"scorers": {}}', "no end scorer for 2"),
+                                           ('{"scorers": {"2": {"models": {"1": {"weights": [1]}}}}}', "malformed"),
+                                           ('{"scorers": {"2": {"models": {"1": {"weights": [1], "mean": [0], '
+                                            '"scale": [1]}}}}}', "needs 21")])
+def test_a_bad_scorer_file_is_rejected_by_name(tmp_path, text, message):
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message) as e:
+        load_scorer(2, path)
+    assert "bad.json" in str(e.value)
+
+
+def test_the_learned_variant_is_deterministic_and_keyed_on_the_stored_weights(monkeypatch):
+    m = Model(load_board("small"), 2, 2)
+    variant = GB_VARIANTS["GB+learned strike"]
+    s = positions(1, 2, 12)[0]
+    runs = [variant_search(Model(load_board("small"), 2, 2), s.to_move, variant).decide(s, 3) for _ in range(2)]
+    assert runs[0][:2] == runs[1][:2] and np.array_equal(runs[0][2], runs[1][2])
+    keys = {name: _variant_key(m, s, 3, v) for name, v in GB_VARIANTS.items()}
+    monkeypatch.setattr("riskcore.search.experiment.load_scorer", lambda players: OWN_VALUE)
+    assert {name for name, v in GB_VARIANTS.items() if _variant_key(m, s, 3, v) != keys[name]} == {"GB+learned strike"}
+
+
+def test_from_json_round_trips():
+    assert to_json(from_json(to_json(OWN_VALUE), "test")) == to_json(OWN_VALUE)
+
+
+@pytest.mark.slow
+def test_retraining_reproduces_the_stored_two_player_weights():
+    stored = json.loads(SCORER_FILE.read_text())["scorers"]["2"]
+    scorer, record = train_scorer(2, tuple(stored["seeds"]), stored["validation_seed"], stored["positions_per_seed"],
+                                  progress=False)
+    for k, (w, mu, sd) in load_scorer(2).models.items():
+        assert np.allclose(scorer.models[k][0], w, rtol=0, atol=1e-9)
+    assert record["agreement"] == pytest.approx(stored["agreement"])
