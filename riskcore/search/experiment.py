@@ -37,8 +37,8 @@ from riskcore.game import play_game
 from riskcore.parallel import in_task_order, run_tasks
 from riskcore.paths import data_dir as default_data_dir
 from riskcore.search import cache as search_cache
-from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search import endfeatures, endscore
+from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.cache import entry_key
 from riskcore.search.endscore import load_scorer, to_json
 from riskcore.search.exhaustive import MaxN
