@@ -68,22 +68,27 @@ def _next_mover(m: Model, z: AState, p: int) -> int:
     return m.next_player(z, z.owner) if z.to_move == p else z.to_move
 
 
+def _value(m: Model, owner: np.ndarray, armies: np.ndarray, p: int) -> float:
+    return m.evaluate(AState(owner, armies, p))[p]
+
+
 def _chain(m: Model, owner: np.ndarray, armies: np.ndarray, src: int, q: int, victim: int | None, p: int,
-           depth: int, sign: float) -> float:
+           depth: int, sign: float, before: float) -> float:
     """The largest change of p's value (times `sign`, at least 0) that up to `depth` chained attacks of q's stack
-    on `src` make, each from the territory the last one conquered (only on `victim`'s land unless None)."""
+    on `src` make, each from the territory the last one conquered (only on `victim`'s land unless None); `before`
+    is p's value in the position given."""
     best = 0.0
     if depth == 0 or armies[src] < 2:
         return best
-    before = m.evaluate(AState(owner, armies, p))[p]
     for dst in np.flatnonzero(m.board.adjacency[src] & (owner != q)):
         if victim is not None and owner[dst] != victim:
             continue
         owner2, armies2 = apply_attack(owner, armies, src, int(dst))
         m.generated += 1
-        change = sign * (m.evaluate(AState(owner2, armies2, p))[p] - before)
+        after = _value(m, owner2, armies2, p)
+        change = sign * (after - before)
         if owner2[dst] == q:
-            change += _chain(m, owner2, armies2, int(dst), q, victim, p, depth - 1, sign)
+            change += _chain(m, owner2, armies2, int(dst), q, victim, p, depth - 1, sign, after)
         best = max(best, change)
     return best
 
@@ -97,12 +102,12 @@ def _probes(m: Model, z: AState, p: int) -> tuple[float, float]:
         for y in np.flatnonzero((z.owner == q) & (adj & own[None, :]).any(axis=1)):
             armies = z.armies.copy()
             armies[y] += reserve
-            drop = max(drop, _chain(m, z.owner, armies, int(y), q, p, p, 2, -1.0))
+            drop = max(drop, _chain(m, z.owner, armies, int(y), q, p, p, 2, -1.0, _value(m, z.owner, armies, p)))
     gain, reserve = 0.0, m.reserve(z, p)
     for x in np.flatnonzero(own & (adj & ~own[None, :]).any(axis=1)):
         armies = z.armies.copy()
         armies[x] += reserve
-        gain = max(gain, _chain(m, z.owner, armies, int(x), p, None, p, 2, 1.0))
+        gain = max(gain, _chain(m, z.owner, armies, int(x), p, None, p, 2, 1.0, _value(m, z.owner, armies, p)))
     return drop, gain
 
 
