@@ -21,6 +21,23 @@ from riskcore.search.simple import apply_attack
 END = ("end",)
 
 
+def held_continents(board, owned: np.ndarray) -> np.ndarray:
+    """Bool mask of the continents whose every territory is in `owned` (a bool mask of territories)."""
+    return ~((board.continent_mask & ~owned[None, :]).any(axis=1))
+
+
+def turn_sequences(model: "Model", s: "AState", made=lambda: None, actions: tuple = ()):
+    """Every action sequence of the mover's turn from `s` with the state it ends in, depth first in the model's
+    order (so ties keep the earlier, as in AB); `made()` is called for each state made, as the walk makes it."""
+    for a in model.actions(s):
+        y = model.apply(s, a)
+        made()
+        if a == END or model.terminal(y):
+            yield actions + (a,), y
+        else:
+            yield from turn_sequences(model, y, made, actions + (a,))
+
+
 def maxn_better(v: np.ndarray, best: np.ndarray | None, player: int) -> bool:
     """The max^n backup rule: the mover keeps the child best for itself; ties keep the earlier child."""
     return best is None or v[player] > best[player] + 1e-12
@@ -71,8 +88,7 @@ class Model:
 
     def reserve(self, s: AState, p: int) -> int:
         owned = s.owner == p
-        held = ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))
-        return max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[held].sum())
+        return max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[held_continents(self.board, owned)].sum())
 
     def terminal(self, s: AState) -> bool:
         return len(np.unique(s.owner)) == 1
@@ -123,7 +139,7 @@ class Model:
             if owned.all():
                 v[p] = 1.0
                 continue
-            held = ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))
+            held = held_continents(self.board, owned)
             v[p] = (owned.mean() + s.armies[owned].sum() / s.armies.sum()
                     + self.board.continent_bonus[held].sum() / total_bonus) / 3
             if p in self.targets:  # e.g. a player's own mission, which only that player's search knows

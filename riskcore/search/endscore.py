@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, first_best
+from riskcore.search.abstract import AState, Model, first_best, turn_sequences
 from riskcore.search.endfeatures import FEATURES, end_features
 
 SCORER_FILE = Path(__file__).with_name("end_scorer.json")
@@ -47,16 +47,8 @@ def turn_ends(m: Model, s: AState) -> list[tuple[AState, list[tuple]]]:
     """The distinct ends of the mover's turn from `s`, depth first in the model's order, each with the first
     action sequence reaching it (every state made counts in `Model.generated`)."""
     ends: dict[tuple, tuple[AState, list[tuple]]] = {}
-
-    def walk(y: AState, actions: list[tuple]) -> None:
-        for a in m.actions(y):
-            z = m.apply(y, a)
-            if a == END or m.terminal(z):
-                ends.setdefault(z.key(), (z, actions + [a]))
-            else:
-                walk(z, actions + [a])
-
-    walk(s, [])
+    for actions, z in turn_sequences(m, s):
+        ends.setdefault(z.key(), (z, list(actions)))
     return list(ends.values())
 
 

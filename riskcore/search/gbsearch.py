@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, maxn_better, maxn_search
+from riskcore.search.abstract import END, AState, Model, maxn_better, maxn_search, turn_sequences
 from riskcore.search.endscore import EndScorer
 from riskcore.search.goals import Goal, all_goals, applicable_goals
 
@@ -108,16 +108,9 @@ class GBSearch:
         for goal in self.choices(s, turns):
             yield self.simulate(s, goal, turns - 1)[0], turns - 1
 
-    def _sequences(self, s: AState, actions: tuple = ()):
-        """Every action sequence of the mover's turn with the state it ends in, depth first in the model's order
-        (so ties keep the earlier, as in AB); each state is made a node as the walk reaches it."""
-        for a in self.model.actions(s):
-            y = self.model.apply(s, a)
-            self.nodes += 1
-            if a == END or self.model.terminal(y):
-                yield actions + (a,), y
-            else:
-                yield from self._sequences(y, actions + (a,))
+    def _sequences(self, s: AState):
+        """`abstract.turn_sequences` of the mover's turn, each state made a node as the walk reaches it."""
+        return turn_sequences(self.model, s, self._count)
 
     def value(self, s: AState, turns: int) -> np.ndarray:
         return maxn_search(self.model, s, turns, self._children, self._count)

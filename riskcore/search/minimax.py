@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from riskcore.agents.bsr import bsr_allocation
+from riskcore.search.abstract import held_continents
 from riskcore.search.simple import MAX_ATTACKS, apply_attack, attacks, features
 
 END = None  # the "end my turn" move
@@ -56,8 +57,8 @@ class Search:
                 break
         armies = node.armies.copy()
         owned = node.owner == nxt
-        reserve = max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[
-            ~((self.board.continent_mask & ~owned[None, :]).any(axis=1))].sum())
+        held = held_continents(self.board, owned)
+        reserve = max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[held].sum())
         for t, a in bsr_allocation(self.board, node.owner, armies, nxt, reserve).items():
             armies[t] += a
         return SearchNode(node.owner, armies, nxt, 0)
