@@ -78,6 +78,42 @@ def test_an_own_value_scorer_makes_the_learned_strike_search_exactly_gb_strike()
         assert (goal, actions) == (goal2, actions2) and np.array_equal(v, v2) and plain.nodes == scored.nodes
 
 
+def _first_strike(gb: GBSearch, s: AState):
+    return next(g for g in gb.choices(s) if g.kind == "strike")
+
+
+def test_exact_own_ends_take_the_end_exact_search_values_most_and_count_its_whole_tree():
+    m = Model(load_board("small"), 2, 2)
+    goals = all_goals(m) + strike_goals(m)
+    for s in positions(3, 2, 8):
+        p = s.to_move
+        gb = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1)
+        goal = _first_strike(gb, s)
+        end, actions = gb.simulate(s, goal, after=1)
+        x = m.apply(s, ("place", goal.target))
+        before = m.generated
+        ends = turn_ends(m, x)
+        walk = m.generated - before
+        trees = [MaxN(m) for _ in ends]
+        values = {i: float(ab.value(z, 1)[p]) for i, (ab, (z, _)) in enumerate(zip(trees, ends))}
+        pick = first_best(values)
+        assert end.key() == ends[pick][0].key() and actions == [("place", goal.target), *ends[pick][1]]
+        assert gb.nodes == 1 + walk + sum(ab.nodes for ab in trees)
+
+
+def test_exact_own_ends_leave_the_opponents_and_the_last_turn_alone():
+    m = Model(load_board("small"), 2, 2)
+    goals = all_goals(m) + strike_goals(m)
+    for s in positions(3, 2, 8):
+        goal = _first_strike(GBSearch(m, s.to_move, goals=goals), s)
+        for root, after in ((1 - s.to_move, 1), (s.to_move, 0), (s.to_move, 2)):
+            plain = GBSearch(m, root, goals=goals, strike_scorer=OWN_VALUE)
+            exact = GBSearch(m, root, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1)
+            end, actions = plain.simulate(s, goal, after)
+            end2, actions2 = exact.simulate(s, goal, after)
+            assert end.key() == end2.key() and actions == actions2 and plain.nodes == exact.nodes
+
+
 def test_the_scorer_picks_the_first_best_scored_end():
     m = Model(load_board("small"), 2, 2)
     s = positions(1, 2, 3)[0]

@@ -18,7 +18,10 @@ Root goals: `root_goals` replaces the goal list for the root player's choice at 
 
 Strike ends: with a `strike_scorer` (`endscore.EndScorer`), a `strike` with turns still to follow ends its turn
 where the scorer, trained on exact search k turns deeper, picks; without one (and on the last turn) a strike takes
-the end best for the player's own value at the end of the turn.
+the end best for the player's own value at the end of the turn. With `exact_own_ends=k`, the root player's own
+strikes with 1..k turns still to follow instead end where exact max^n over those turns (`exhaustive.MaxN` from
+each distinct end) values most, every node of those trees counted: near the horizon the searching player's own
+choice is cheap to search exactly, while the learned choice is an estimate.
 
 Own turns: `own_turns="exhaustive"` searches the root player's later turns over every action sequence, as AB does
 (each state a node, a transposed end searched and counted again: the plain tree), while opponents' turns stay
@@ -34,8 +37,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, maxn_better, maxn_search, turn_sequences
+from riskcore.search.abstract import END, AState, Model, first_best, maxn_better, maxn_search, turn_sequences
 from riskcore.search.endscore import EndScorer
+from riskcore.search.exhaustive import MaxN
 from riskcore.search.goals import Goal, all_goals, applicable_goals
 
 
@@ -43,7 +47,7 @@ class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
                  goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None,
                  root_goals: list[Goal] | None = None, own_turns: str = "goals",
-                 strike_scorer: EndScorer | None = None):
+                 strike_scorer: EndScorer | None = None, exact_own_ends: int = 0):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
         for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
@@ -57,6 +61,7 @@ class GBSearch:
         self.reply_goals = reply_goals
         self.root_goals = root_goals
         self.strike_scorer = strike_scorer
+        self.exact_own_ends = exact_own_ends
         self.nodes = 0
         self._root_turns = 0
 
@@ -81,6 +86,11 @@ class GBSearch:
         """Follow a goal to the end of the turn (`after` turns follow it); returns the state after and the actions
         taken."""
         p, actions = s.to_move, []
+        if goal.kind == "strike" and 0 < after <= self.exact_own_ends and p == self.root_player:
+            place = ("place", goal.target)
+            self.nodes += 1
+            end, actions = self._exact_end(self.model.apply(s, place), after)
+            return end, [place, *actions]
         if goal.kind == "strike" and self.strike_scorer is not None and after > 0:
             place = ("place", goal.target)
             end, actions = self.strike_scorer.best_end(self.model, self.model.apply(s, place), p, after)
@@ -97,6 +107,18 @@ class GBSearch:
             actions.append(a)
             if a == END or self.model.terminal(s):
                 return s, actions
+
+    def _exact_end(self, s: AState, after: int) -> tuple[AState, list[tuple]]:
+        """The end of the mover's turn from `s` (placement done) that exact max^n over the `after` turns following
+        it values most for the mover (first of the best), and the actions to it. Every state of the turn's walk
+        and every node of the exact trees below its distinct ends counts."""
+        p, ends, ab = s.to_move, {}, MaxN(self.model)
+        for actions, z in turn_sequences(self.model, s, self._count):
+            if z.key() not in ends:
+                ends[z.key()] = (z, list(actions), float(ab.value(z, after)[p]))
+        self.nodes += ab.nodes
+        pick = first_best({k: v for k, (_, _, v) in ends.items()})
+        return ends[pick][0], ends[pick][1]
 
     def _count(self) -> None:
         self.nodes += 1
