@@ -114,6 +114,11 @@ def test_exact_own_ends_leave_the_opponents_and_the_last_turn_alone():
             assert end.key() == end2.key() and actions == actions2 and plain.nodes == exact.nodes
 
 
+def test_a_negative_exact_own_ends_is_rejected_by_name():
+    with pytest.raises(ValueError, match="exact_own_ends must be >= 0, got -1"):
+        GBSearch(Model(load_board("small"), 2, 2), 0, exact_own_ends=-1)
+
+
 def test_the_scorer_picks_the_first_best_scored_end():
     m = Model(load_board("small"), 2, 2)
     s = positions(1, 2, 3)[0]

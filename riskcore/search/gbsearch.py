@@ -53,6 +53,8 @@ class GBSearch:
         for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
             if mode not in ("goals", "exhaustive"):
                 raise ValueError(f"{name} must be 'goals' or 'exhaustive', got {mode!r}")
+        if exact_own_ends < 0:
+            raise ValueError(f"exact_own_ends must be >= 0, got {exact_own_ends}")
         self.root_turn, self.own_turns = root_turn, own_turns
         self.model = model
         self.root_player = root_player
@@ -86,15 +88,16 @@ class GBSearch:
         """Follow a goal to the end of the turn (`after` turns follow it); returns the state after and the actions
         taken."""
         p, actions = s.to_move, []
-        if goal.kind == "strike" and 0 < after <= self.exact_own_ends and p == self.root_player:
+        exact = 0 < after <= self.exact_own_ends and p == self.root_player
+        if goal.kind == "strike" and after > 0 and (exact or self.strike_scorer is not None):
             place = ("place", goal.target)
-            self.nodes += 1
-            end, actions = self._exact_end(self.model.apply(s, place), after)
-            return end, [place, *actions]
-        if goal.kind == "strike" and self.strike_scorer is not None and after > 0:
-            place = ("place", goal.target)
-            end, actions = self.strike_scorer.best_end(self.model, self.model.apply(s, place), p, after)
-            self.nodes += 1 + len(actions)
+            placed = self.model.apply(s, place)
+            if exact:
+                self.nodes += 1
+                end, actions = self._exact_end(placed, after)
+            else:
+                end, actions = self.strike_scorer.best_end(self.model, placed, p, after)
+                self.nodes += 1 + len(actions)
             return end, [place, *actions]
         if goal.searched:
             plan = goal.plan(self.model, s, p)
