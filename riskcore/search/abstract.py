@@ -26,6 +26,11 @@ def held_continents(board, owned: np.ndarray) -> np.ndarray:
     return ~((board.continent_mask & ~owned[None, :]).any(axis=1))
 
 
+def reinforcements(board, owned: np.ndarray) -> int:
+    """The armies a player owning `owned` places at the start of its turn (as `engine`'s, without card trades)."""
+    return max(3, int(owned.sum()) // 3) + int(board.continent_bonus[held_continents(board, owned)].sum())
+
+
 def turn_sequences(model: "Model", s: "AState", made=lambda: None, actions: tuple = ()):
     """Every action sequence of the mover's turn from `s` with the state it ends in, depth first in the model's
     order (so ties keep the earlier, as in AB); `made()` is called for each state made, as the walk makes it."""
@@ -87,8 +92,7 @@ class Model:
     target_weight: float = 1.0
 
     def reserve(self, s: AState, p: int) -> int:
-        owned = s.owner == p
-        return max(3, int(owned.sum()) // 3) + int(self.board.continent_bonus[held_continents(self.board, owned)].sum())
+        return reinforcements(self.board, s.owner == p)
 
     def terminal(self, s: AState) -> bool:
         return len(np.unique(s.owner)) == 1

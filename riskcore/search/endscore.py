@@ -43,11 +43,11 @@ class EndScorer:
         return ends[first_best(dict(enumerate(scores.tolist())))]
 
 
-def turn_ends(m: Model, s: AState) -> list[tuple[AState, list[tuple]]]:
+def turn_ends(m: Model, s: AState, made=lambda: None) -> list[tuple[AState, list[tuple]]]:
     """The distinct ends of the mover's turn from `s`, depth first in the model's order, each with the first
-    action sequence reaching it (every state made counts in `Model.generated`)."""
+    action sequence reaching it (every state made counts in `Model.generated`; `made()` is called for each)."""
     ends: dict[tuple, tuple[AState, list[tuple]]] = {}
-    for actions, z in turn_sequences(m, s):
+    for actions, z in turn_sequences(m, s, made):
         ends.setdefault(z.key(), (z, list(actions)))
     return list(ends.values())
 

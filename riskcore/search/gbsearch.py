@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.search.abstract import END, AState, Model, first_best, maxn_better, maxn_search, turn_sequences
-from riskcore.search.endscore import EndScorer
+from riskcore.search.endscore import EndScorer, turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.goals import Goal, all_goals, applicable_goals
 
@@ -115,13 +115,10 @@ class GBSearch:
         """The end of the mover's turn from `s` (placement done) that exact max^n over the `after` turns following
         it values most for the mover (first of the best), and the actions to it. Every state of the turn's walk
         and every node of the exact trees below its distinct ends counts."""
-        p, ends, ab = s.to_move, {}, MaxN(self.model)
-        for actions, z in turn_sequences(self.model, s, self._count):
-            if z.key() not in ends:
-                ends[z.key()] = (z, list(actions), float(ab.value(z, after)[p]))
+        ends, ab = turn_ends(self.model, s, self._count), MaxN(self.model)
+        pick = first_best({i: float(ab.value(z, after)[s.to_move]) for i, (z, _) in enumerate(ends)})
         self.nodes += ab.nodes
-        pick = first_best({k: v for k, (_, _, v) in ends.items()})
-        return ends[pick][0], ends[pick][1]
+        return ends[pick]
 
     def _count(self) -> None:
         self.nodes += 1
