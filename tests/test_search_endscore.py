@@ -114,9 +114,43 @@ def test_exact_own_ends_leave_the_opponents_and_the_last_turn_alone():
             assert end.key() == end2.key() and actions == actions2 and plain.nodes == exact.nodes
 
 
-def test_a_negative_exact_own_ends_is_rejected_by_name():
-    with pytest.raises(ValueError, match="exact_own_ends must be >= 0, got -1"):
-        GBSearch(Model(load_board("small"), 2, 2), 0, exact_own_ends=-1)
+def test_a_shortlist_searches_only_the_scorers_best_ends_exactly():
+    m = Model(load_board("small"), 2, 2)
+    goals = all_goals(m) + strike_goals(m)
+    narrowed = 0
+    for s in positions(4, 2, 8):
+        p = s.to_move
+        goal = _first_strike(GBSearch(m, p, goals=goals), s)
+        x = m.apply(s, ("place", goal.target))
+        ends = turn_ends(m, x)
+        own = [end_features(m, z, p)[0] for z, _ in ends]
+        top = sorted(sorted(range(len(ends)), key=lambda i: -own[i])[:2])  # stable: ties keep the walk's order
+        trees = {i: MaxN(m) for i in top}
+        pick = first_best({i: float(trees[i].value(ends[i][0], 1)[p]) for i in top})
+        short = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=2)
+        end, actions = short.simulate(s, goal, after=1)
+        assert end.key() == ends[pick][0].key() and actions == [("place", goal.target), *ends[pick][1]]
+        full = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1)
+        full.simulate(s, goal, after=1)
+        all_trees = [MaxN(m) for _ in ends]
+        for ab, (z, _) in zip(all_trees, ends):
+            ab.value(z, 1)
+        walk = full.nodes - 1 - sum(ab.nodes for ab in all_trees)  # the walk counts once, whatever the shortlist
+        assert short.nodes == 1 + walk + sum(ab.nodes for ab in trees.values())
+        narrowed += len(ends) > 2
+        wide = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=len(ends))
+        assert wide.simulate(s, goal, after=1)[1] == full.simulate(s, goal, after=1)[1]
+    assert narrowed  # some position had more ends than the shortlist keeps
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"exact_own_ends": -1}, "exact_own_ends must be >= 0, got -1"),
+    ({"exact_own_ends": 1, "exact_shortlist": -2, "strike_scorer": OWN_VALUE}, "exact_shortlist must be >= 0, got -2"),
+    ({"exact_own_ends": 1, "exact_shortlist": 3}, "exact_shortlist needs a strike_scorer"),
+    ({"exact_shortlist": 3, "strike_scorer": OWN_VALUE}, "exact_shortlist needs .* exact_own_ends > 0")])
+def test_bad_exact_end_options_are_rejected_by_name(options, message):
+    with pytest.raises(ValueError, match=message):
+        GBSearch(Model(load_board("small"), 2, 2), 0, **options)
 
 
 def test_the_scorer_picks_the_first_best_scored_end():
@@ -194,7 +228,9 @@ def test_the_learned_variant_is_deterministic_and_keyed_on_the_stored_weights(mo
     assert runs[0][:2] == runs[1][:2] and np.array_equal(runs[0][2], runs[1][2])
     keys = {name: _variant_key(m, s, 3, v) for name, v in GB_VARIANTS.items()}
     monkeypatch.setattr("riskcore.search.experiment.load_scorer", lambda players: OWN_VALUE)
-    assert {name for name, v in GB_VARIANTS.items() if _variant_key(m, s, 3, v) != keys[name]} == {"GB+learned strike"}
+    learned = {name for name, v in GB_VARIANTS.items() if v.strike_ends == "learned"}
+    assert "GB+learned strike" in learned
+    assert {name for name, v in GB_VARIANTS.items() if _variant_key(m, s, 3, v) != keys[name]} == learned
 
 
 def test_from_json_round_trips():

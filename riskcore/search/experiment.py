@@ -12,7 +12,11 @@
    goals. "GB+strike near + own AB turns" chooses the root goal among all goals and strikes, lets the first reply
    strike too, and searches the root player's later turns over every action sequence (opponents by goals).
    "GB+learned strike" is GB+strike whose strikes, when turns follow, end their turn where a scorer learned from
-   exact search two turns deeper (one on the second-last turn) picks (`endscore`; trained on other seeds). Two
+   exact search two turns deeper (one on the second-last turn) picks (`endscore`; trained on other seeds).
+   "GB+learned strike + exact own ends" lets the root player's own strikes with one turn to follow end where exact
+   max^n over that turn picks (all ends searched); "... + exact top-3 own ends" searches only the scorer's three
+   best ends exactly (GBSearch's exact_own_ends and exact_shortlist). With 3 players at four turns the root
+   player's own second turn is the last, so they only differ from GB+learned strike at shallower look-aheads. Two
    yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
    uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
@@ -72,6 +76,8 @@ class Variant(NamedTuple):
     root: tuple[str, ...] = ()  # goal kinds added for the root player's choice only (GBSearch's root_goals)
     own_turns: str = "goals"  # GBSearch's own_turns: the root player's later turns
     strike_ends: str = "value"  # a strike's end of turn: by its own "value", or "learned" (`endscore`)
+    exact_own_ends: int = 0  # GBSearch's exact_own_ends: own strikes this near the horizon end by exact search
+    exact_shortlist: int = 0  # GBSearch's exact_shortlist: only the scorer's best ends searched exactly
 
 
 GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB+grab": Variant("all", ("grab",)),
@@ -79,7 +85,11 @@ GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB
                "AB turn + GB + reply strike": Variant("all", root_turn="exhaustive", reply=("strike",)),
                "GB+strike near + own AB turns": Variant("all", reply=("strike",), root=("strike",),
                                                         own_turns="exhaustive"),
-               "GB+learned strike": Variant("all", ("strike",), strike_ends="learned")}
+               "GB+learned strike": Variant("all", ("strike",), strike_ends="learned"),
+               "GB+learned strike + exact own ends": Variant("all", ("strike",), strike_ends="learned",
+                                                             exact_own_ends=1),
+               "GB+learned strike + exact top-3 own ends": Variant("all", ("strike",), strike_ends="learned",
+                                                                   exact_own_ends=1, exact_shortlist=3)}
 # the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
 GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
@@ -105,7 +115,7 @@ def variant_search(model: Model, player: int, variant: Variant) -> GBSearch:
 
     scorer = load_scorer(model.n_players) if variant.strike_ends == "learned" else None
     return GBSearch(model, player, variant.opponents, goals, variant.root_turn, widened(variant.reply),
-                    widened(variant.root), variant.own_turns, scorer)
+                    widened(variant.root), variant.own_turns, scorer, variant.exact_own_ends, variant.exact_shortlist)
 
 
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:

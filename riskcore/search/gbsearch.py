@@ -21,7 +21,8 @@ where the scorer, trained on exact search k turns deeper, picks; without one (an
 the end best for the player's own value at the end of the turn. With `exact_own_ends=k`, the root player's own
 strikes with 1..k turns still to follow instead end where exact max^n over those turns (`exhaustive.MaxN` from
 each distinct end) values most, every node of those trees counted: near the horizon the searching player's own
-choice is cheap to search exactly, while the learned choice is an estimate.
+choice is cheap to search exactly, while the learned choice is an estimate. `exact_shortlist=n` (with a scorer)
+searches only the scorer's n best ends exactly: the scorer's ranking prunes, exact search picks among the few.
 
 Own turns: `own_turns="exhaustive"` searches the root player's later turns over every action sequence, as AB does
 (each state a node, a transposed end searched and counted again: the plain tree), while opponents' turns stay
@@ -38,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.search.abstract import END, AState, Model, first_best, maxn_better, maxn_search, turn_sequences
+from riskcore.search.endfeatures import end_features
 from riskcore.search.endscore import EndScorer, turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.goals import Goal, all_goals, applicable_goals
@@ -47,14 +49,17 @@ class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
                  goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None,
                  root_goals: list[Goal] | None = None, own_turns: str = "goals",
-                 strike_scorer: EndScorer | None = None, exact_own_ends: int = 0):
+                 strike_scorer: EndScorer | None = None, exact_own_ends: int = 0, exact_shortlist: int = 0):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
         for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
             if mode not in ("goals", "exhaustive"):
                 raise ValueError(f"{name} must be 'goals' or 'exhaustive', got {mode!r}")
-        if exact_own_ends < 0:
-            raise ValueError(f"exact_own_ends must be >= 0, got {exact_own_ends}")
+        for name, n in (("exact_own_ends", exact_own_ends), ("exact_shortlist", exact_shortlist)):
+            if n < 0:
+                raise ValueError(f"{name} must be >= 0, got {n}")
+        if exact_shortlist and not (strike_scorer and exact_own_ends):
+            raise ValueError("exact_shortlist needs a strike_scorer to rank the ends and exact_own_ends > 0")
         self.root_turn, self.own_turns = root_turn, own_turns
         self.model = model
         self.root_player = root_player
@@ -63,7 +68,7 @@ class GBSearch:
         self.reply_goals = reply_goals
         self.root_goals = root_goals
         self.strike_scorer = strike_scorer
-        self.exact_own_ends = exact_own_ends
+        self.exact_own_ends, self.exact_shortlist = exact_own_ends, exact_shortlist
         self.nodes = 0
         self._root_turns = 0
 
@@ -113,10 +118,15 @@ class GBSearch:
 
     def _exact_end(self, s: AState, after: int) -> tuple[AState, list[tuple]]:
         """The end of the mover's turn from `s` (placement done) that exact max^n over the `after` turns following
-        it values most for the mover (first of the best), and the actions to it. Every state of the turn's walk
-        and every node of the exact trees below its distinct ends counts."""
-        ends, ab = turn_ends(self.model, s, self._count), MaxN(self.model)
-        pick = first_best({i: float(ab.value(z, after)[s.to_move]) for i, (z, _) in enumerate(ends)})
+        it values most for the mover (first of the best in the walk's order), and the actions to it; with a
+        shortlist, among the scorer's best ends only. Every state of the turn's walk and every node of the exact
+        trees counts."""
+        p, ends, ab = s.to_move, turn_ends(self.model, s, self._count), MaxN(self.model)
+        candidates = range(len(ends))
+        if self.exact_shortlist:
+            scores = self.strike_scorer.scores(np.array([end_features(self.model, z, p) for z, _ in ends]), after)
+            candidates = sorted(np.argsort(-scores, kind="stable")[:self.exact_shortlist].tolist())
+        pick = first_best({i: float(ab.value(ends[i][0], after)[p]) for i in candidates})
         self.nodes += ab.nodes
         return ends[pick]
 
