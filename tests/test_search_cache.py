@@ -83,3 +83,22 @@ def test_a_corrupt_cache_file_is_named_in_the_error(tmp_path):
     with pytest.raises(search_cache.CacheError, match="columns"):
         search_cache.load(path)
     assert search_cache.load(tmp_path / "missing.parquet") == {}
+
+
+def test_an_interrupted_run_keeps_the_searches_its_finished_tasks_did(tmp_path, monkeypatch):
+    measure_chunk, calls = experiment._measure_chunk, []
+
+    def failing_second(states, *args):
+        calls.append(states)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return measure_chunk(states, *args)
+
+    monkeypatch.setattr(experiment, "_measure_chunk", failing_second)
+    with pytest.raises(KeyboardInterrupt):
+        experiment.run_search_experiment(n_positions=2, ab_turns=1, gb_turns=1, agent_games=1, data_dir=tmp_path,
+                                         workers=1, progress=False)
+    saved = search_cache.load(tmp_path / experiment.CACHE_FILE)
+    first: dict = {}
+    measure(calls[0][0], 2, 1, 1, 2, "small", first)  # the first task's position, as the run measured it
+    assert saved and saved == first

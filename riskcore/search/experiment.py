@@ -27,6 +27,7 @@ Positions: the start of a turn in seeded small-board games of `domination` agent
 
 from __future__ import annotations
 
+import time
 from itertools import product
 from pathlib import Path
 from typing import NamedTuple
@@ -38,7 +39,7 @@ from riskcore.board import load_board
 from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.game import play_game
-from riskcore.parallel import in_task_order, run_tasks
+from riskcore.parallel import run_tasks
 from riskcore.paths import data_dir as default_data_dir
 from riskcore.search import cache as search_cache
 from riskcore.search import endfeatures, endscore
@@ -98,6 +99,7 @@ REFERENCES = ("AB one turn shorter", "random placement")
 
 
 CACHE_FILE = "cache/search.parquet"  # in the data directory
+SAVE_SECONDS = 600  # a running experiment saves the searches it has done this often
 
 
 def extra_goals(model: Model, kinds: tuple[str, ...]) -> list[Goal]:
@@ -228,19 +230,34 @@ def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: i
             chunk = states[i:i + step]
             subset = {k: cached[k] for s in chunk for k in _entry_keys(s, model, ab_turns, gb_turns) if k in cached}
             tasks.append((chunk, players, ab_turns, gb_turns, max_attacks, "small", i, deep_positions, subset))
+    parts = _run_saving(tasks, cached, cache_path if use_cache else None, workers, dask, progress)
     # task order: the notebook's seeded bootstraps resample rows in the order stored
-    parts = in_task_order(run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
-                                    progress=progress))
-    rows = [r for part, _ in parts for r in part]
-    if use_cache:
-        search_cache.save(cache_path, {**cached, **{k: v for _, added in parts for k, v in added.items()}})
-    nodes = pd.DataFrame(rows)
+    nodes = pd.DataFrame([r for i in sorted(parts) for r in parts[i]])
     scal = scalability()
     agent = agent_table(agent_games, seed, data_dir, workers, dask, progress)
     tables = {"search_nodes": nodes, "search_accuracy": accuracy_table(nodes), "search_scalability": scal,
               "search_agent": agent, "search_estimate": estimate_table(nodes)}
     _store(tables, data_dir)
     return tables
+
+
+def _run_saving(tasks: list[tuple], cached: dict, cache_path: Path | None, workers, dask, progress) -> dict:
+    """The rows of every task by index. The searches the finished tasks added are saved to `cache_path` (None:
+    not at all) every `SAVE_SECONDS` and when the run ends, also when it fails or is interrupted: a long run
+    stopped near its end keeps the hours of searches it did."""
+    parts, added, saved = {}, {}, time.monotonic()
+    try:
+        for i, (part, new) in run_tasks(_measure_chunk, tasks, workers, dask, desc="search positions",
+                                        progress=progress):
+            parts[i] = part
+            added.update(new)
+            if cache_path and time.monotonic() - saved > SAVE_SECONDS:
+                search_cache.save(cache_path, {**cached, **added})
+                saved = time.monotonic()
+    finally:
+        if cache_path and (added or not cache_path.exists()):
+            search_cache.save(cache_path, {**cached, **added})
+    return parts
 
 
 LINEUPS = {"gb": "search-gb-vs-mission", "gb:mode=eager": "search-gb-eager-vs-mission",
