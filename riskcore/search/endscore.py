@@ -36,11 +36,14 @@ class EndScorer:
         w, mu, sd = self.models[min(after, max(self.models))]
         return ((features - mu) / sd) @ w
 
+    def end_scores(self, m: Model, ends: list[tuple[AState, list[tuple]]], p: int, after: int) -> np.ndarray:
+        """The scores of p's turn `ends` (as `turn_ends` lists them) when `after` turns follow."""
+        return self.scores(np.array([end_features(m, z, p) for z, _ in ends]), after)
+
     def best_end(self, m: Model, s: AState, p: int, after: int) -> tuple[AState, list[tuple]]:
         """The end of p's turn from `s` (placement done) the scorer picks, and the actions leading to it."""
         ends = turn_ends(m, s)
-        scores = self.scores(np.array([end_features(m, z, p) for z, _ in ends]), after)
-        return ends[first_best(dict(enumerate(scores.tolist())))]
+        return ends[first_best(dict(enumerate(self.end_scores(m, ends, p, after).tolist())))]
 
 
 def turn_ends(m: Model, s: AState, made=lambda: None) -> list[tuple[AState, list[tuple]]]:

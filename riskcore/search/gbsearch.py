@@ -39,7 +39,6 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.search.abstract import END, AState, Model, first_best, maxn_better, maxn_search, turn_sequences
-from riskcore.search.endfeatures import end_features
 from riskcore.search.endscore import EndScorer, turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.goals import Goal, all_goals, applicable_goals
@@ -124,7 +123,7 @@ class GBSearch:
         p, ends, ab = s.to_move, turn_ends(self.model, s, self._count), MaxN(self.model)
         candidates = range(len(ends))
         if self.exact_shortlist:
-            scores = self.strike_scorer.scores(np.array([end_features(self.model, z, p) for z, _ in ends]), after)
+            scores = self.strike_scorer.end_scores(self.model, ends, p, after)
             candidates = sorted(np.argsort(-scores, kind="stable")[:self.exact_shortlist].tolist())
         pick = first_best({i: float(ab.value(ends[i][0], after)[p]) for i in candidates})
         self.nodes += ab.nodes
