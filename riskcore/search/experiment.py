@@ -15,10 +15,11 @@
    exact search two turns deeper (one on the second-last turn) picks (`endscore`; trained on other seeds).
    "GB+learned strike + exact own ends" lets the root player's own strikes with one turn to follow end where exact
    max^n over that turn picks (all ends searched); "... + exact top-3 own ends" searches only the scorer's three
-   best ends exactly (GBSearch's exact_own_ends and exact_shortlist). With 3 players at four turns the root
-   player's own second turn is the last, so they only differ from GB+learned strike at shallower look-aheads. Two
-   yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn
-   uniformly at random.
+   best ends exactly (GBSearch's exact_own_ends and exact_shortlist), "... top-5" the five best. "AB turn + GB +
+   learned reply strike" is "AB turn + GB + reply strike" whose reply strikes end where the scorer picks. With 3
+   players at four turns the root player's own second turn is the last, so the exact forms only differ from GB+learned
+   strike at shallower look-aheads. Two yardsticks are judged the same way: AB's own choice one turn shallower, and
+   a placement drawn uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
    agents on the classic board.
@@ -90,7 +91,11 @@ GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB
                "GB+learned strike + exact own ends": Variant("all", ("strike",), strike_ends="learned",
                                                              exact_own_ends=1),
                "GB+learned strike + exact top-3 own ends": Variant("all", ("strike",), strike_ends="learned",
-                                                                   exact_own_ends=1, exact_shortlist=3)}
+                                                                   exact_own_ends=1, exact_shortlist=3),
+               "GB+learned strike + exact top-5 own ends": Variant("all", ("strike",), strike_ends="learned",
+                                                                   exact_own_ends=1, exact_shortlist=5),
+               "AB turn + GB + learned reply strike": Variant("all", root_turn="exhaustive", reply=("strike",),
+                                                              strike_ends="learned")}
 # the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
 GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
