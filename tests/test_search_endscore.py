@@ -1,4 +1,5 @@
-"""The learned choice of a strike's end of turn: features, scorer, training, and the search that uses it."""
+"""The learned choice of a turn's end: features, scorer, training, and the searches that use it (learned strike
+ends, ranked turns)."""
 
 import json
 
@@ -12,8 +13,8 @@ from riskcore.search.endscore import SCORER_FILE, EndScorer, from_json, load_sco
 from riskcore.search.endtrain import RECIPE, agreement, fit, store_scorer, train_scorer
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch
-from riskcore.search.goals import all_goals, strike_goals
-from riskcore.search.experiment import GB_VARIANTS, _variant_key, positions, variant_search
+from riskcore.search.goals import Goal, all_goals, ranked_goals, strike_goals
+from riskcore.search.experiment import GB_VARIANTS, _variant_key, positions, uses_scorer, variant_search
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North (bonus 2) is N1-N3; N3 borders E1, N1 borders S3
 F = {name: i for i, name in enumerate(FEATURES)}
@@ -72,7 +73,7 @@ def test_an_own_value_scorer_makes_the_learned_strike_search_exactly_gb_strike()
     goals = all_goals(m) + strike_goals(m)
     for s in positions(3, 2, 8):
         plain = GBSearch(m, s.to_move, goals=goals)
-        scored = GBSearch(m, s.to_move, goals=goals, strike_scorer=OWN_VALUE)
+        scored = GBSearch(m, s.to_move, goals=goals, end_scorer=OWN_VALUE, strike_ends="learned")
         goal, actions, v = plain.decide(s, 3)
         goal2, actions2, v2 = scored.decide(s, 3)
         assert (goal, actions) == (goal2, actions2) and np.array_equal(v, v2) and plain.nodes == scored.nodes
@@ -87,7 +88,7 @@ def test_exact_own_ends_take_the_end_exact_search_values_most_and_count_its_whol
     goals = all_goals(m) + strike_goals(m)
     for s in positions(3, 2, 8):
         p = s.to_move
-        gb = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1)
+        gb = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1)
         goal = _first_strike(gb, s)
         end, actions = gb.simulate(s, goal, after=1)
         x = m.apply(s, ("place", goal.target))
@@ -107,8 +108,9 @@ def test_exact_own_ends_leave_the_opponents_and_the_last_turn_alone():
     for s in positions(3, 2, 8):
         goal = _first_strike(GBSearch(m, s.to_move, goals=goals), s)
         for root, after in ((1 - s.to_move, 1), (s.to_move, 0), (s.to_move, 2)):
-            plain = GBSearch(m, root, goals=goals, strike_scorer=OWN_VALUE)
-            exact = GBSearch(m, root, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1)
+            plain = GBSearch(m, root, goals=goals, end_scorer=OWN_VALUE, strike_ends="learned")
+            exact = GBSearch(m, root, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1,
+                             strike_ends="learned")
             end, actions = plain.simulate(s, goal, after)
             end2, actions2 = exact.simulate(s, goal, after)
             assert end.key() == end2.key() and actions == actions2 and plain.nodes == exact.nodes
@@ -127,10 +129,10 @@ def test_a_shortlist_searches_only_the_scorers_best_ends_exactly():
         top = sorted(sorted(range(len(ends)), key=lambda i: -own[i])[:2])  # stable: ties keep the walk's order
         trees = {i: MaxN(m) for i in top}
         pick = first_best({i: float(trees[i].value(ends[i][0], 1)[p]) for i in top})
-        short = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=2)
+        short = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=2)
         end, actions = short.simulate(s, goal, after=1)
         assert end.key() == ends[pick][0].key() and actions == [("place", goal.target), *ends[pick][1]]
-        full = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1)
+        full = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1)
         full.simulate(s, goal, after=1)
         all_trees = [MaxN(m) for _ in ends]
         for ab, (z, _) in zip(all_trees, ends):
@@ -138,17 +140,21 @@ def test_a_shortlist_searches_only_the_scorers_best_ends_exactly():
         walk = full.nodes - 1 - sum(ab.nodes for ab in all_trees)  # the walk counts once, whatever the shortlist
         assert short.nodes == 1 + walk + sum(ab.nodes for ab in trees.values())
         narrowed += len(ends) > 2
-        wide = GBSearch(m, p, goals=goals, strike_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=len(ends))
+        wide = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=len(ends))
         assert wide.simulate(s, goal, after=1)[1] == full.simulate(s, goal, after=1)[1]
     assert narrowed  # some position had more ends than the shortlist keeps
 
 
 @pytest.mark.parametrize("options, message", [
     ({"exact_own_ends": -1}, "exact_own_ends must be >= 0, got -1"),
-    ({"exact_own_ends": 1, "exact_shortlist": -2, "strike_scorer": OWN_VALUE}, "exact_shortlist must be >= 0, got -2"),
-    ({"exact_own_ends": 1, "exact_shortlist": 3}, "exact_shortlist needs a strike_scorer"),
-    ({"exact_shortlist": 3, "strike_scorer": OWN_VALUE}, "exact_shortlist needs .* exact_own_ends > 0")])
-def test_bad_exact_end_options_are_rejected_by_name(options, message):
+    ({"exact_own_ends": 1, "exact_shortlist": -2, "end_scorer": OWN_VALUE}, "exact_shortlist must be >= 0, got -2"),
+    ({"exact_own_ends": 1, "exact_shortlist": 3}, "exact_shortlist needs an end_scorer"),
+    ({"exact_shortlist": 3, "end_scorer": OWN_VALUE}, "exact_shortlist needs .* exact_own_ends > 0"),
+    ({"goals": ranked_goals(2)}, "ranked goals need an end_scorer"),
+    ({"horizon_goals": ([Goal("grab")], ranked_goals(1))}, "ranked goals need an end_scorer"),
+    ({"strike_ends": "learned"}, "strike_ends='learned' needs an end_scorer"),
+    ({"strike_ends": "best", "end_scorer": OWN_VALUE}, "strike_ends must be 'value' or 'learned', got 'best'")])
+def test_bad_end_scorer_options_are_rejected_by_name(options, message):
     with pytest.raises(ValueError, match=message):
         GBSearch(Model(load_board("small"), 2, 2), 0, **options)
 
@@ -228,8 +234,8 @@ def test_the_learned_variant_is_deterministic_and_keyed_on_the_stored_weights(mo
     assert runs[0][:2] == runs[1][:2] and np.array_equal(runs[0][2], runs[1][2])
     keys = {name: _variant_key(m, s, 3, v) for name, v in GB_VARIANTS.items()}
     monkeypatch.setattr("riskcore.search.experiment.load_scorer", lambda players: OWN_VALUE)
-    learned = {name for name, v in GB_VARIANTS.items() if v.strike_ends == "learned"}
-    assert "GB+learned strike" in learned
+    learned = {name for name, v in GB_VARIANTS.items() if uses_scorer(v)}
+    assert "GB+learned strike" in learned and any(v.horizon for name, v in GB_VARIANTS.items() if name in learned)
     assert {name for name, v in GB_VARIANTS.items() if _variant_key(m, s, 3, v) != keys[name]} == learned
 
 
@@ -246,3 +252,68 @@ def test_retraining_reproduces_the_stored_two_player_weights():
         assert np.allclose(scorer.models[k][0], w, rtol=0, atol=1e-9)
     for k, checks in stored["agreement"].items():
         assert record["agreement"][k] == pytest.approx(checks)
+
+
+def test_ranked_turns_are_every_distinct_end_of_the_whole_turn_best_scored_first():
+    m = Model(load_board("small"), 3, 2)
+    for s in positions(3, 3, 14):
+        p = s.to_move
+        ends = turn_ends(m, s)  # from the placement: the whole turn
+        gb = GBSearch(m, p, goals=ranked_goals(len(ends) + 2), end_scorer=OWN_VALUE)
+        options = gb.choices(s, 3)
+        assert options == ranked_goals(len(ends))  # as many ranked turns as the turn has distinct ends
+        own = [m.evaluate(z)[p] for z, _ in ends]
+        order = sorted(range(len(ends)), key=lambda i: -own[i])  # stable: ties keep the walk's order
+        for goal, i in zip(options, order):
+            before = gb.nodes
+            end, actions = gb.simulate(s, goal, after=2)
+            assert end.key() == ends[i][0].key() and actions == ends[i][1]
+            assert actions[0][0] == "place" and gb.nodes - before == len(actions)  # a node per state on the way
+
+
+def test_the_first_ranked_turn_with_no_turn_after_is_grabs_turn():
+    m = Model(load_board("small"), 3, 2)
+    weights = np.zeros(len(FEATURES))
+    weights[F["border_ratio_min"]] = 1.0  # a scorer that never looks at the value: unused on the last turn
+    other = EndScorer({1: (weights, np.zeros(len(FEATURES)), np.ones(len(FEATURES)))})
+    for s in positions(4, 3, 15):
+        p = s.to_move
+        gb = GBSearch(m, p, goals=ranked_goals(1), end_scorer=other)
+        ranked, _ = gb.simulate(s, Goal("ranked", 0), after=0)
+        grabbed, _ = GBSearch(m, p).simulate(s, Goal("grab"))
+        assert m.evaluate(ranked)[p] == pytest.approx(m.evaluate(grabbed)[p], abs=1e-12)
+
+
+def test_a_ranked_turn_is_walked_and_scored_once_per_state():
+    m = Model(load_board("small"), 2, 2)
+    s = positions(1, 2, 16)[0]
+    gb = GBSearch(m, s.to_move, goals=ranked_goals(3), end_scorer=OWN_VALUE)
+    gb.choices(s, 2)
+    before = m.generated
+    gb.choices(s, 2)
+    gb.simulate(s, Goal("ranked", 1), after=1)
+    assert m.generated == before
+
+
+def test_horizon_goals_replace_the_goal_lists_of_the_last_turns_only():
+    m = Model(load_board("small"), 3, 2)
+    for s in positions(3, 3, 17):
+        gb = GBSearch(m, s.to_move, root_turn="exhaustive", reply_goals=all_goals(m) + strike_goals(m),
+                      horizon_goals=([Goal("grab")], ranked_goals(2)), end_scorer=OWN_VALUE)
+        log = []
+        gb.choices = lambda x, turns=None, choose=gb.choices: log.append((turns, choose(x, turns))) or log[-1][1]
+        gb.decide(s, 4)
+        kinds = {turns: {g.kind for _, goals in [(t, g) for t, g in log if t == turns] for g in goals}
+                 for turns in (1, 2, 3)}
+        assert kinds[1] == {"grab"} and kinds[2] == {"ranked"} and "strike" in kinds[3]
+        assert all(len(goals) <= 2 for turns, goals in log if turns == 2)
+
+
+def test_a_ranked_goal_outside_gb_search_says_it_needs_the_scorer():
+    m = Model(load_board("small"), 2, 2)
+    s = positions(1, 2, 16)[0]
+    assert Goal("ranked", 0).applicable(m, s, s.to_move)
+    assert not Goal("ranked", len(turn_ends(m, s))).applicable(m, s, s.to_move)
+    for call in (Goal("ranked", 0).plan, Goal("ranked", 0).next_action):
+        with pytest.raises(ValueError, match="ranked:0 needs the learned end scorer"):
+            call(m, s, s.to_move)

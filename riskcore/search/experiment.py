@@ -14,12 +14,14 @@
    "GB+learned strike" is GB+strike whose strikes, when turns follow, end their turn where a scorer learned from
    exact search two turns deeper (one on the second-last turn) picks (`endscore`; trained on other seeds).
    "GB+learned strike + exact own ends" lets the root player's own strikes with one turn to follow end where exact
-   max^n over that turn picks (all ends searched); "... + exact top-3 own ends" searches only the scorer's three
-   best ends exactly (GBSearch's exact_own_ends and exact_shortlist), "... top-5" the five best. "AB turn + GB +
-   learned reply strike" is "AB turn + GB + reply strike" whose reply strikes end where the scorer picks. With 3
-   players at four turns the root player's own second turn is the last, so the exact forms only differ from GB+learned
-   strike at shallower look-aheads. Two yardsticks are judged the same way: AB's own choice one turn shallower, and
-   a placement drawn uniformly at random.
+   max^n over that turn picks (all ends searched); "... + exact top-3 own ends" searches only the scorer's three best
+   ends exactly (GBSearch's exact_own_ends and exact_shortlist), "... top-5" the five best. "AB turn + GB + learned
+   reply strike" is "AB turn + GB + reply strike" whose reply strikes end where the scorer picks. "AB turn + GB +
+   reply strike + ranked horizon" changes its last two turns: the second-last chooses only among the 8 whole turns
+   the scorer ranks best over every placement (`ranked` goals), the last plays `grab` (the mover's exact best turn).
+   With 3 players at four turns the root player's own second turn is the last, so the exact forms only differ from
+   GB+learned strike at shallower look-aheads. Two yardsticks are judged the same way: AB's own choice one turn
+   shallower, and a placement drawn uniformly at random.
 3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
 4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
    agents on the classic board.
@@ -49,7 +51,7 @@ from riskcore.search.cache import entry_key
 from riskcore.search.endscore import load_scorer, to_json
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
-from riskcore.search.goals import Goal, all_goals, strike_goals
+from riskcore.search.goals import Goal, all_goals, ranked_goals, strike_goals
 from riskcore.simulate import RunSpec, game_seeds, simulate_many
 from riskcore.stats import wilson_interval
 
@@ -80,6 +82,8 @@ class Variant(NamedTuple):
     strike_ends: str = "value"  # a strike's end of turn: by its own "value", or "learned" (`endscore`)
     exact_own_ends: int = 0  # GBSearch's exact_own_ends: own strikes this near the horizon end by exact search
     exact_shortlist: int = 0  # GBSearch's exact_shortlist: only the scorer's best ends searched exactly
+    horizon: tuple[tuple[str, ...], ...] = ()  # GBSearch's horizon_goals: the goal kinds (nothing else) of the
+    # last turn, the second-last, ...; e.g. ("grab",), ("ranked:3",)
 
 
 GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB+grab": Variant("all", ("grab",)),
@@ -95,7 +99,10 @@ GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB
                "GB+learned strike + exact top-5 own ends": Variant("all", ("strike",), strike_ends="learned",
                                                                    exact_own_ends=1, exact_shortlist=5),
                "AB turn + GB + learned reply strike": Variant("all", root_turn="exhaustive", reply=("strike",),
-                                                              strike_ends="learned")}
+                                                              strike_ends="learned"),
+               "AB turn + GB + reply strike + ranked horizon": Variant("all", root_turn="exhaustive",
+                                                                       reply=("strike",),
+                                                                       horizon=(("grab",), ("ranked:8",)))}
 # the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
 GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
@@ -108,8 +115,15 @@ SAVE_SECONDS = 600  # a running experiment saves the searches it has done this o
 
 
 def extra_goals(model: Model, kinds: tuple[str, ...]) -> list[Goal]:
-    """The goals of the extra `kinds` (`strike`: one per territory)."""
-    return [g for kind in kinds for g in (strike_goals(model) if kind == "strike" else [Goal(kind)])]
+    """The goals of the extra `kinds` (`strike`: one per territory; `ranked:n`: the n turns ranked best)."""
+    def expand(kind: str) -> list[Goal]:
+        if kind == "strike":
+            return strike_goals(model)
+        if kind.startswith("ranked:"):
+            return ranked_goals(int(kind.removeprefix("ranked:")))
+        return [Goal(kind)]
+
+    return [g for kind in kinds for g in expand(kind)]
 
 
 def variant_search(model: Model, player: int, variant: Variant) -> GBSearch:
@@ -120,9 +134,16 @@ def variant_search(model: Model, player: int, variant: Variant) -> GBSearch:
     def widened(kinds: tuple[str, ...]) -> list[Goal] | None:
         return goals + extra_goals(model, kinds) if kinds else None
 
-    scorer = load_scorer(model.n_players) if variant.strike_ends == "learned" else None
+    scorer = load_scorer(model.n_players) if uses_scorer(variant) else None
     return GBSearch(model, player, variant.opponents, goals, variant.root_turn, widened(variant.reply),
-                    widened(variant.root), variant.own_turns, scorer, variant.exact_own_ends, variant.exact_shortlist)
+                    widened(variant.root), variant.own_turns, scorer, variant.exact_own_ends, variant.exact_shortlist,
+                    tuple(extra_goals(model, kinds) for kinds in variant.horizon), variant.strike_ends)
+
+
+def uses_scorer(variant: Variant) -> bool:
+    """Does the variant's search consult the learned end scorer (learned strike ends or ranked turns)?"""
+    kinds = (*variant.extra, *variant.reply, *variant.root, *(k for level in variant.horizon for k in level))
+    return variant.strike_ends == "learned" or any(k.startswith("ranked:") for k in kinds)
 
 
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:
@@ -136,7 +157,7 @@ def _variant_key(model: Model, state: AState, lookahead: int, variant: Variant) 
     """A GB variant's cache key: `variant_search` and `extra_goals` turn it into a search, so their code is part
     of it; a variant with learned strikes also keys on the scorer's code and stored weights."""
     code, definition = (extra_goals, variant_search), tuple(variant)
-    if variant.strike_ends == "learned":
+    if uses_scorer(variant):
         code += (endfeatures, endscore)
         definition += (to_json(load_scorer(model.n_players)),)
     return entry_key(model, state, lookahead, definition, code)

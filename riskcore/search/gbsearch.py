@@ -16,13 +16,19 @@ First reply: `reply_goals` replaces the goal list for the turn right after the r
 reply, the one that acts on the root player's move before anyone else), e.g. to let that reply also strike.
 Root goals: `root_goals` replaces the goal list for the root player's choice at the root (`root_turn="goals"`).
 
-Strike ends: with a `strike_scorer` (`endscore.EndScorer`), a `strike` with turns still to follow ends its turn
-where the scorer, trained on exact search k turns deeper, picks; without one (and on the last turn) a strike takes
-the end best for the player's own value at the end of the turn. With `exact_own_ends=k`, the root player's own
-strikes with 1..k turns still to follow instead end where exact max^n over those turns (`exhaustive.MaxN` from
-each distinct end) values most, every node of those trees counted: near the horizon the searching player's own
-choice is cheap to search exactly, while the learned choice is an estimate. `exact_shortlist=n` (with a scorer)
-searches only the scorer's n best ends exactly: the scorer's ranking prunes, exact search picks among the few.
+Horizon goals: `horizon_goals[i]` replaces the goal list of every turn with i + 1 turns left (the last turn of the
+look-ahead, the second-last, ...), whoever moves, before the first reply's and the general lists: near the
+horizon the searching player can afford better models of a turn, e.g. `grab` (the mover's exact best turn) for the
+last one and the `ranked` turns, the few the learned scorer ranks best over every placement, for the one before.
+
+Strike ends: with `strike_ends="learned"` and an `end_scorer` (`endscore.EndScorer`), a `strike` with turns still
+to follow ends its turn where the scorer, trained on exact search k turns deeper, picks; otherwise (and on the last
+turn) a strike takes the end best for the player's own value at the end of the turn. With `exact_own_ends=k`, the
+root player's own strikes with 1..k turns still to follow instead end where exact max^n over those turns
+(`exhaustive.MaxN` from each distinct end) values most, every node of those trees counted: near the horizon the
+searching player's own choice is cheap to search exactly, while the learned choice is an estimate.
+`exact_shortlist=n` (with a scorer) searches only the scorer's n best ends exactly: the scorer's ranking prunes,
+exact search picks among the few.
 
 Own turns: `own_turns="exhaustive"` searches the root player's later turns over every action sequence, as AB does
 (each state a node, a transposed end searched and counted again: the plain tree), while opponents' turns stay
@@ -48,17 +54,25 @@ class GBSearch:
     def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
                  goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None,
                  root_goals: list[Goal] | None = None, own_turns: str = "goals",
-                 strike_scorer: EndScorer | None = None, exact_own_ends: int = 0, exact_shortlist: int = 0):
+                 end_scorer: EndScorer | None = None, exact_own_ends: int = 0, exact_shortlist: int = 0,
+                 horizon_goals: tuple[list[Goal], ...] = (), strike_ends: str = "value"):
         if opponent_goals not in ("all", "restricted"):
             raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
         for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
             if mode not in ("goals", "exhaustive"):
                 raise ValueError(f"{name} must be 'goals' or 'exhaustive', got {mode!r}")
+        if strike_ends not in ("value", "learned"):
+            raise ValueError(f"strike_ends must be 'value' or 'learned', got {strike_ends!r}")
+        if strike_ends == "learned" and end_scorer is None:
+            raise ValueError("strike_ends='learned' needs an end_scorer to pick the ends")
         for name, n in (("exact_own_ends", exact_own_ends), ("exact_shortlist", exact_shortlist)):
             if n < 0:
                 raise ValueError(f"{name} must be >= 0, got {n}")
-        if exact_shortlist and not (strike_scorer and exact_own_ends):
-            raise ValueError("exact_shortlist needs a strike_scorer to rank the ends and exact_own_ends > 0")
+        if exact_shortlist and not (end_scorer and exact_own_ends):
+            raise ValueError("exact_shortlist needs an end_scorer to rank the ends and exact_own_ends > 0")
+        lists = [goals, reply_goals, root_goals, *horizon_goals]
+        if end_scorer is None and any(g.kind == "ranked" for goal_list in lists for g in goal_list or ()):
+            raise ValueError("ranked goals need an end_scorer to rank the turns")
         self.root_turn, self.own_turns = root_turn, own_turns
         self.model = model
         self.root_player = root_player
@@ -66,10 +80,12 @@ class GBSearch:
         self.goals = goals or all_goals(model)
         self.reply_goals = reply_goals
         self.root_goals = root_goals
-        self.strike_scorer = strike_scorer
+        self.end_scorer, self.strike_ends = end_scorer, strike_ends
+        self.horizon_goals = horizon_goals
         self.exact_own_ends, self.exact_shortlist = exact_own_ends, exact_shortlist
         self.nodes = 0
         self._root_turns = 0
+        self._ranked: dict[tuple, list[tuple[AState, list[tuple]]]] = {}
 
     def choices(self, s: AState, turns: int | None = None) -> list[Goal]:
         """The goals the mover may choose with `turns` turns left (None: at the root)."""
@@ -77,9 +93,16 @@ class GBSearch:
         goals = self.goals
         if turns is None and self.root_goals is not None:
             goals = self.root_goals
+        elif turns is not None and turns <= len(self.horizon_goals):
+            goals = self.horizon_goals[turns - 1]
         elif turns == self._root_turns - 1 and self.reply_goals is not None:
             goals = self.reply_goals
-        options = applicable_goals(self.model, s, p, goals)
+        plain = [g for g in goals if g.kind != "ranked"]
+        found = set(applicable_goals(self.model, s, p, plain)) if plain else set()
+        if len(plain) < len(goals):  # ranked goals: as many as the turn has distinct ends
+            n = len(self.ranked_turns(s, (self._root_turns if turns is None else turns) - 1))
+            found |= {g for g in goals if g.kind == "ranked" and g.target < n}
+        options = [g for g in goals if g in found]
         if p != self.root_player and self.opponent_goals == "restricted":
             share = (self.model.board.continent_mask & (s.owner == p)[None, :]).sum(axis=1) / \
                 self.model.board.continent_mask.sum(axis=1)
@@ -88,19 +111,37 @@ class GBSearch:
             options = [g for g in options if g.kind == "secure" or (g.kind == "conquer" and g.target == best)]
         return options or [Goal("secure")]
 
+    def ranked_turns(self, s: AState, after: int) -> list[tuple[AState, list[tuple]]]:
+        """The distinct ends of the mover's whole turn from `s` (placement included), each with the actions to it,
+        best first by the end scorer when `after` turns follow (by the mover's own value at the end when none
+        does); ties keep the walk's order. Walked and scored once per state: its states count as generated."""
+        key = (s.key(), after)
+        if key not in self._ranked:
+            ends = turn_ends(self.model, s)
+            if after > 0:
+                scores = self.end_scorer.end_scores(self.model, ends, s.to_move, after)
+            else:
+                scores = np.array([self.model.evaluate(z)[s.to_move] for z, _ in ends])
+            self._ranked[key] = [ends[i] for i in np.argsort(-scores, kind="stable")]
+        return self._ranked[key]
+
     def simulate(self, s: AState, goal: Goal, after: int = 0) -> tuple[AState, list[tuple]]:
         """Follow a goal to the end of the turn (`after` turns follow it); returns the state after and the actions
         taken."""
         p, actions = s.to_move, []
+        if goal.kind == "ranked":  # each state on the way to the chosen end a node, as a learned strike's
+            end, actions = self.ranked_turns(s, after)[goal.target]
+            self.nodes += len(actions)
+            return end, list(actions)
         exact = 0 < after <= self.exact_own_ends and p == self.root_player
-        if goal.kind == "strike" and after > 0 and (exact or self.strike_scorer is not None):
+        if goal.kind == "strike" and after > 0 and (exact or self.strike_ends == "learned"):
             place = ("place", goal.target)
             placed = self.model.apply(s, place)
             if exact:
                 self.nodes += 1
                 end, actions = self._exact_end(placed, after)
             else:
-                end, actions = self.strike_scorer.best_end(self.model, placed, p, after)
+                end, actions = self.end_scorer.best_end(self.model, placed, p, after)
                 self.nodes += 1 + len(actions)
             return end, [place, *actions]
         if goal.searched:
@@ -123,7 +164,7 @@ class GBSearch:
         p, ends, ab = s.to_move, turn_ends(self.model, s, self._count), MaxN(self.model)
         candidates = range(len(ends))
         if self.exact_shortlist:
-            scores = self.strike_scorer.end_scores(self.model, ends, p, after)
+            scores = self.end_scorer.end_scores(self.model, ends, p, after)
             candidates = sorted(np.argsort(-scores, kind="stable")[:self.exact_shortlist].tolist())
         pick = first_best({i: float(ab.value(ends[i][0], after)[p]) for i in candidates})
         self.nodes += ab.nodes

@@ -11,7 +11,11 @@ Goals and their targets (enemy territories the goal attacks):
 - `strike:T` none: all reinforcements on the player's territory T, then the attacks that leave the player best off
   at the end of the turn (exhaustive over the rest of its own turn, probes counted). Initiated when T faces an
   enemy (a placement choice). `grab` is the best `strike` by the turn's own value.
-`grab` and `strike` are not in `all_goals`; the experiment measures them as extra goals (`GB+grab`, `GB+strike`).
+- `ranked:i` none: the mover's whole turn (placement and attacks) that a learned end scorer ranks i-th (0 the
+  best) among the distinct ends of all its placements (`search.endscore`; GB search plays it, as it holds the
+  scorer). Initiated when the turn has more than i distinct ends.
+`grab`, `strike` and `ranked` are not in `all_goals`; the experiment measures them as extra goals (`GB+grab`,
+`GB+strike`) or as the goals of the turns next to the horizon.
 
 Algorithm, shared by all goals:
 - Placement: on the entry point (own territory next to a target) where the reserve newly makes a conquest
@@ -33,14 +37,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from riskcore.search.abstract import END, AState, Model, first_best, held_continents
+from riskcore.search.endscore import turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.simple import expected_battle
 
 
 @dataclass(frozen=True)
 class Goal:
-    kind: str  # conquer | break | eliminate | secure | grab | strike
-    target: int = -1  # continent (conquer), player (break, eliminate) or own territory (strike)
+    kind: str  # conquer | break | eliminate | secure | grab | strike | ranked
+    target: int = -1  # continent (conquer), player (break, eliminate), own territory (strike) or rank (ranked)
 
     @property
     def name(self) -> str:
@@ -63,6 +68,8 @@ class Goal:
             return True
         if self.kind == "strike":
             return s.phase == "place" and ("place", self.target) in m.placements(s)
+        if self.kind == "ranked":  # GB search counts the ends once for all ranks (`GBSearch.choices`)
+            return s.phase == "place" and len(turn_ends(m, s)) > self.target
         t = self.targets(m, s, p)
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
         return bool(t.any() and near)
@@ -108,6 +115,8 @@ class Goal:
     def plan(self, m: Model, s: AState, p: int) -> list[tuple[tuple, AState]]:
         """The rest of the turn of a searched goal, each action with the state it leads to: one exhaustive
         search over the own turn (after the strike's placement), followed along its principal variation."""
+        if self.kind == "ranked":
+            raise ValueError(f"goal {self.name} needs the learned end scorer: GB search plays it")
         if not self.searched:
             raise ValueError(f"goal {self.name} follows rules, not a plan: use next_action")
         head = []
@@ -117,6 +126,8 @@ class Goal:
         return head + MaxN(m).principal_variation(s, 1)
 
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
+        if self.kind == "ranked":
+            raise ValueError(f"goal {self.name} needs the learned end scorer: GB search plays it")
         if self.kind == "strike" and s.phase == "place":
             return ("place", self.target)
         if self.searched:  # one step of `plan`, for callers that act a step at a time
@@ -156,6 +167,11 @@ def all_goals(m: Model) -> list[Goal]:
 
 def strike_goals(m: Model) -> list[Goal]:
     return [Goal("strike", t) for t in range(m.board.n_territories)]
+
+
+def ranked_goals(n: int) -> list[Goal]:
+    """The turns a learned end scorer ranks best, `n` of them (`ranked:0` .. `ranked:n-1`)."""
+    return [Goal("ranked", i) for i in range(n)]
 
 
 def applicable_goals(m: Model, s: AState, p: int, goals: list[Goal] | None = None) -> list[Goal]:
