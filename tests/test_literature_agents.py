@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from riskcore.agents.bsr import border_security, bsr_allocation
+from riskcore.search.drafting import border_security, bsr_allocation
 from riskcore.agents.mcs import determinise
 from riskcore.board import load_board
 from riskcore.config import GameConfig

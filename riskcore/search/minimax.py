@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from riskcore.agents.bsr import bsr_allocation
-from riskcore.search.abstract import reinforcements
+from riskcore.search.drafting import bsr_allocation
 from riskcore.search.simple import MAX_ATTACKS, apply_attack, attacks, features
 
 END = None  # the "end my turn" move
@@ -56,7 +55,7 @@ class Search:
             if (node.owner == nxt).any():
                 break
         armies = node.armies.copy()
-        reserve = reinforcements(self.board, node.owner == nxt)
+        reserve = self.board.reinforcements(node.owner == nxt)
         for t, a in bsr_allocation(self.board, node.owner, armies, nxt, reserve).items():
             armies[t] += a
         return SearchNode(node.owner, armies, nxt, 0)
