@@ -56,6 +56,15 @@ class Board:
     def n_cards(self) -> int:
         return len(self.card_symbol)
 
+    def held_continents(self, owned: np.ndarray) -> np.ndarray:
+        """Bool mask of the continents whose every territory is in `owned` (a bool mask of territories)."""
+        return ~((self.continent_mask & ~owned[None, :]).any(axis=1))
+
+    def reinforcements(self, owned: np.ndarray) -> int:
+        """The armies a player owning `owned` places at the start of its turn: max(3, territories // 3) plus the
+        bonuses of the continents held (card trades come on top)."""
+        return max(3, int(owned.sum()) // 3) + int(self.continent_bonus[self.held_continents(owned)].sum())
+
     def index(self, territory: str) -> int:
         """The index of a territory by name; raises `KeyError` naming it."""
         try:

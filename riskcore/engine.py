@@ -70,12 +70,11 @@ class GameState:
 
     def held_continents(self, player: int) -> np.ndarray:
         """Bool mask over continents that `player` holds entirely."""
-        return ~((self.board.continent_mask & (self.owner != player)[None, :]).any(axis=1))
+        return self.board.held_continents(self.owner == player)
 
     def reinforcements(self, player: int) -> int:
         """max(3, territories // 3) + bonuses of the continents held (card trades come on top)."""
-        n_owned = int((self.owner == player).sum())
-        return max(3, n_owned // 3) + int(self.board.continent_bonus[self.held_continents(player)].sum())
+        return self.board.reinforcements(self.owner == player)
 
     def trade_value(self, cards: tuple[int, ...]) -> int:
         if self.config.card_values == "fixed":

@@ -21,16 +21,6 @@ from riskcore.search.simple import apply_attack
 END = ("end",)
 
 
-def held_continents(board, owned: np.ndarray) -> np.ndarray:
-    """Bool mask of the continents whose every territory is in `owned` (a bool mask of territories)."""
-    return ~((board.continent_mask & ~owned[None, :]).any(axis=1))
-
-
-def reinforcements(board, owned: np.ndarray) -> int:
-    """The armies a player owning `owned` places at the start of its turn (as `engine`'s, without card trades)."""
-    return max(3, int(owned.sum()) // 3) + int(board.continent_bonus[held_continents(board, owned)].sum())
-
-
 def turn_sequences(model: "Model", s: "AState", made=lambda: None, actions: tuple = ()):
     """Every action sequence of the mover's turn from `s` with the state it ends in, depth first in the model's
     order (so ties keep the earlier, as in AB); `made()` is called for each state made, as the walk makes it."""
@@ -92,7 +82,7 @@ class Model:
     target_weight: float = 1.0
 
     def reserve(self, s: AState, p: int) -> int:
-        return reinforcements(self.board, s.owner == p)
+        return self.board.reinforcements(s.owner == p)  # as the engine's, without card trades
 
     def terminal(self, s: AState) -> bool:
         return len(np.unique(s.owner)) == 1
@@ -143,7 +133,7 @@ class Model:
             if owned.all():
                 v[p] = 1.0
                 continue
-            held = held_continents(self.board, owned)
+            held = self.board.held_continents(owned)
             v[p] = (owned.mean() + s.armies[owned].sum() / s.armies.sum()
                     + self.board.continent_bonus[held].sum() / total_bonus) / 3
             if p in self.targets:  # e.g. a player's own mission, which only that player's search knows

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import AState, Model, held_continents
+from riskcore.search.abstract import AState, Model
 from riskcore.search.simple import apply_attack, expected_battle
 
 FEATURES = ("value", "territory_share", "army_share", "held_bonus", "exposed_territories", "exposed_armies",
@@ -42,7 +42,7 @@ def _static(m: Model, z: AState, p: int) -> list[float]:
     b, own, arm = m.board, z.owner == p, z.armies
     adj, bonus, tot = b.adjacency, b.continent_bonus, arm.sum()
     total_bonus = bonus.sum()
-    held = held_continents(b, own)
+    held = b.held_continents(own)
     value = m.evaluate(z)
     lost = _conquerable(m, z, own, ~own)
     at_risk = bonus[held & (b.continent_mask & lost[None, :]).any(axis=1)].sum() / total_bonus
@@ -55,7 +55,7 @@ def _static(m: Model, z: AState, p: int) -> list[float]:
     for q in range(m.n_players):
         if q != p:
             oq = z.owner == q
-            rival_held |= held_continents(b, oq) & oq.any()
+            rival_held |= b.held_continents(oq) & oq.any()
     return [value[p], own.mean(), arm[own].sum() / tot, bonus[held].sum() / total_bonus,
             lost.mean(), arm[lost].sum() / tot, at_risk,
             opened.mean(), arm[opened].sum() / tot, bonus[one_short & ~held].sum() / total_bonus,

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, first_best, held_continents
+from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.endscore import turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.simple import expected_battle
@@ -57,7 +57,7 @@ class Goal:
         if self.kind == "conquer":
             return enemy & m.board.continent_mask[self.target]
         if self.kind == "break":
-            held = held_continents(m.board, s.owner == self.target)
+            held = m.board.held_continents(s.owner == self.target)
             return enemy & (s.owner == self.target) & m.board.continent_mask[held].any(axis=0)
         if self.kind == "eliminate":
             return s.owner == self.target
