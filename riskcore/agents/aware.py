@@ -15,6 +15,7 @@ import numpy as np
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import MissionAgent
 from riskcore.engine import EVENT_FIELDS
+from riskcore.floatdot import dot
 from riskcore.recognition.features import EVENT_COLUMNS, extract_game, features_from_parts
 from riskcore.recognition.hypotheses import build_hypotheses
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
@@ -62,7 +63,7 @@ class AwareAgent(MissionAgent):
                 continue
             held = np.asarray(view.owner) == opp
             progress = (member & held).sum(axis=1) / member.sum(axis=1)
-            extra += held * ((post * progress) @ member)
+            extra += held * dot(post * progress, member)
         return self.belief_weight * extra
 
     def values(self, view: PlayerView) -> np.ndarray:

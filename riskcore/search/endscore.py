@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from riskcore.floatdot import dot
 from riskcore.search.abstract import AState, Model, first_best, turn_sequences
 from riskcore.search.endfeatures import FEATURES, end_features
 
@@ -34,7 +35,7 @@ class EndScorer:
         """Scores of ends (rows of features) when `after` turns follow the strike's (the model k = min(after,
         deepest))."""
         w, mu, sd = self.models[min(after, max(self.models))]
-        return ((features - mu) / sd) @ w
+        return dot((features - mu) / sd, w)
 
     def end_scores(self, m: Model, ends: list[tuple[AState, list[tuple]]], p: int, after: int) -> np.ndarray:
         """The scores of p's turn `ends` (as `turn_ends` lists them) when `after` turns follow."""

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from riskcore.board import load_board
+from riskcore.floatdot import dot
 from riskcore.parallel import in_task_order, run_tasks
 from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.endfeatures import FEATURES, end_features
@@ -57,10 +58,10 @@ def fit(groups: list[Group], column: int, l2: float, steps: int, learning_rate: 
     w = np.zeros(len(mu))
     w[0] = sd[0] / start_temperature
     for _ in range(steps):
-        s = z @ w
+        s = dot(z, w)
         e = np.exp(s - np.maximum.reduceat(s, starts)[group])
         prob = e / np.add.reduceat(e, starts)[group]
-        w = w - learning_rate * (l2 * w + z.T @ (prob - target) / len(groups))
+        w = w - learning_rate * (l2 * w + dot(prob - target, z) / len(groups))
     return w, mu, sd
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from riskcore.floatdot import dot
 from riskcore.search.drafting import bsr_allocation
 from riskcore.search.simple import MAX_ATTACKS, apply_attack, attacks, features
 
@@ -38,7 +39,7 @@ class Search:
     nodes: int = field(default=0, init=False)
 
     def value(self, node: SearchNode) -> float:
-        return float(self.weights @ features(self.board, node.owner, node.armies, self.root))
+        return float(dot(self.weights, features(self.board, node.owner, node.armies, self.root)))
 
     def moves(self, node: SearchNode) -> list:
         if node.attacks_made >= MAX_ATTACKS:
