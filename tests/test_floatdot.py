@@ -10,12 +10,14 @@ import pytest
 
 from riskcore.floatdot import dot
 
-# Leaf values of the minimax agent's search, the end scorer's scores (both player counts) and a training step's
-# products, on random inputs; printed as one digest.
+# Leaf values of the minimax agent's search, the end scorer's scores (both player counts), a short fit of the
+# scorer and the aware agent's belief-times-membership product, on random inputs; printed as one digest.
 DECISIONS = """
 import hashlib, numpy as np
 from riskcore.board import load_board
+from riskcore.floatdot import dot
 from riskcore.search.endscore import load_scorer
+from riskcore.search.endtrain import fit
 from riskcore.search.minimax import Search, SearchNode
 rng = np.random.default_rng(7)
 board = load_board("classic")
@@ -29,6 +31,11 @@ for players in (2, 3):
     scorer = load_scorer(players)
     for n in range(1, 60):
         h.update(scorer.scores(rng.normal(size=(n, 21)), 1).tobytes())
+groups = [(rng.normal(size=(n, 21)), rng.normal(size=(n, 1))) for n in rng.integers(2, 30, 40)]
+for part in fit(groups, 0, l2=1e-3, steps=50, learning_rate=0.5, start_temperature=0.01):
+    h.update(part.tobytes())
+for _ in range(300):
+    h.update(dot(rng.random(6), rng.random((6, 42)) < 0.3).tobytes())
 print(h.hexdigest())
 """
 
