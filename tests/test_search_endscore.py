@@ -317,3 +317,21 @@ def test_a_ranked_goal_outside_gb_search_says_it_needs_the_scorer():
     for call in (Goal("ranked", 0).plan, Goal("ranked", 0).next_action):
         with pytest.raises(ValueError, match="ranked:0 needs the learned end scorer"):
             call(m, s, s.to_move)
+
+
+def test_the_ranked_reply_adds_the_four_best_ranked_turns_to_the_first_reply_only():
+    m = Model(load_board("small"), 3, 2)
+    ranked = GB_VARIANTS["AB turn + GB + ranked reply + ranked horizon"]
+    base = GB_VARIANTS["AB turn + GB + reply strike + ranked horizon"]
+    assert ranked == base._replace(reply=("strike", "ranked:4"))
+    with_ranked, without = variant_search(m, 0, ranked), variant_search(m, 0, base)
+    assert with_ranked.reply_goals == without.reply_goals + ranked_goals(4)
+    assert with_ranked.goals == without.goals and with_ranked.horizon_goals == without.horizon_goals
+    for s in positions(2, 3, 19):
+        gb = variant_search(m, s.to_move, ranked)
+        log = []
+        gb.choices = lambda x, turns=None, choose=gb.choices: log.append((turns, choose(x, turns))) or log[-1][1]
+        gb.decide(s, 4)
+        reply = [g for turns, goals in log if turns == 3 for g in goals]
+        assert reply and {g.kind for g in reply} >= {"ranked", "strike"}
+        assert {turns for turns, goals in log for g in goals if g.kind == "ranked"} == {2, 3}  # reply, second-last

@@ -19,6 +19,7 @@
    reply strike" is "AB turn + GB + reply strike" whose reply strikes end where the scorer picks. "AB turn + GB +
    reply strike + ranked horizon" changes its last two turns: the second-last chooses only among the 8 whole turns
    the scorer ranks best over every placement (`ranked` goals), the last plays `grab` (the mover's exact best turn).
+   "AB turn + GB + ranked reply + ranked horizon" also lets the first reply choose among the scorer's 4 best turns.
    With 3 players at four turns the root player's own second turn is the last, so the exact forms only differ from
    GB+learned strike at shallower look-aheads. Two yardsticks are judged the same way: AB's own choice one turn
    shallower, and a placement drawn uniformly at random.
@@ -102,6 +103,9 @@ GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB
                                                               strike_ends="learned"),
                "AB turn + GB + reply strike + ranked horizon": Variant("all", root_turn="exhaustive",
                                                                        reply=("strike",),
+                                                                       horizon=(("grab",), ("ranked:8",))),
+               "AB turn + GB + ranked reply + ranked horizon": Variant("all", root_turn="exhaustive",
+                                                                       reply=("strike", "ranked:4"),
                                                                        horizon=(("grab",), ("ranked:8",)))}
 # the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
 GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
