@@ -42,13 +42,17 @@ table = table.drop(columns="run")
 table = table[["search", *table.columns.drop("search")]]  # a database from before the column has it last
 save_table(table, "search-accuracy")
 searches = table[~table.search.isin(REFERENCES)]
-fig, axes = plt.subplots(1, 2, figsize=(9, 4), sharey=True)
+# more searches than a default palette has colours: each gets its own colour of tab20 and a marker of its own cycle
+names = sorted(searches.search.unique())
+colours = dict(zip(names, sns.color_palette("tab20", len(names))))
+markers = {name: "os^vPXhp<>"[k % 10] for k, name in enumerate(names)}
+fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
 for ax, (players, d) in zip(axes, table.groupby("players")):
     gb = list(searches[searches.players == players].groupby("search"))
     width = 0.8 / len(gb)
     for k, (search, s) in enumerate(gb):
         x = s.lookahead + (k - (len(gb) - 1) / 2) * width
-        ax.bar(x, s.optimal, width, label=search, hatch="//" if search != "GB" else None,
+        ax.bar(x, s.optimal, width, label=search, hatch="//" if search != "GB" else None, color=colours[search],
                yerr=[(s.optimal - s.optimal_low).clip(lower=0), (s.optimal_high - s.optimal).clip(lower=0)],
                capsize=2)
     for ref, marker in zip(REFERENCES, ("D", "x")):
@@ -60,7 +64,7 @@ for ax, (players, d) in zip(axes, table.groupby("players")):
     ax.set_title(f"{players} players")
     ax.set_ylim(0, 1)
 axes[0].set_ylabel("share of positions where the decision is optimal")
-axes[0].legend(loc="lower left", fontsize=7)
+axes[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7)  # beside the bars, not over them
 save_figure(fig, "search-accuracy")
 table.round(4)
 
@@ -82,8 +86,8 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), sharey=True)
 for ax, (players, d) in zip(axes, shares.groupby("players")):
     for search, s in d.groupby("search", sort=True):
         ref = search in REFERENCES
-        ax.plot(s.node_share, s.optimal, marker="D" if ref else "o", ls=":" if ref else "-",
-                color="black" if ref else None, label=search)
+        ax.plot(s.node_share, s.optimal, marker="D" if ref else markers[search], ls=":" if ref else "-",
+                color="black" if ref else colours[search], label=search)
         for x, y, L in zip(s.node_share, s.optimal, s.lookahead):
             ax.annotate(str(L), (x, y), textcoords="offset points", xytext=(3, 3), fontsize=7)
     ax.fill_between([1e-5, NODE_BUDGET], PAPER_OPTIMAL, 1.01, color="green", alpha=0.12,
