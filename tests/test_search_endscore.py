@@ -324,6 +324,8 @@ def test_the_ranked_reply_adds_the_four_best_ranked_turns_to_the_first_reply_onl
     ranked = GB_VARIANTS["AB turn + GB + ranked reply + ranked horizon"]
     base = GB_VARIANTS["AB turn + GB + reply strike + ranked horizon"]
     assert ranked == base._replace(reply=("strike", "ranked:4"))
+    assert GB_VARIANTS["AB turn + GB + ranked reply + ranked:5 horizon"] == ranked._replace(
+        horizon=(("grab",), ("ranked:5",)))
     with_ranked, without = variant_search(m, 0, ranked), variant_search(m, 0, base)
     assert with_ranked.reply_goals == without.reply_goals + ranked_goals(4)
     assert with_ranked.goals == without.goals and with_ranked.horizon_goals == without.horizon_goals

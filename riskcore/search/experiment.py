@@ -19,7 +19,8 @@
    reply strike" is "AB turn + GB + reply strike" whose reply strikes end where the scorer picks. "AB turn + GB +
    reply strike + ranked horizon" changes its last two turns: the second-last chooses only among the 8 whole turns
    the scorer ranks best over every placement (`ranked` goals), the last plays `grab` (the mover's exact best turn).
-   "AB turn + GB + ranked reply + ranked horizon" also lets the first reply choose among the scorer's 4 best turns.
+   "AB turn + GB + ranked reply + ranked horizon" also lets the first reply choose among the scorer's 4 best turns;
+   "... + ranked:5 horizon" gives its second-last turn the 5 best instead of 8.
    With 3 players at four turns the root player's own second turn is the last, so the exact forms only differ from
    GB+learned strike at shallower look-aheads. Two yardsticks are judged the same way: AB's own choice one turn
    shallower, and a placement drawn uniformly at random.
@@ -106,7 +107,10 @@ GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB
                                                                        horizon=(("grab",), ("ranked:8",))),
                "AB turn + GB + ranked reply + ranked horizon": Variant("all", root_turn="exhaustive",
                                                                        reply=("strike", "ranked:4"),
-                                                                       horizon=(("grab",), ("ranked:8",)))}
+                                                                       horizon=(("grab",), ("ranked:8",))),
+               "AB turn + GB + ranked reply + ranked:5 horizon": Variant("all", root_turn="exhaustive",
+                                                                         reply=("strike", "ranked:4"),
+                                                                         horizon=(("grab",), ("ranked:5",)))}
 # the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
 GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
