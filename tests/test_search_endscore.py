@@ -31,6 +31,13 @@ def _north_vs_rest(armies: dict[int, int], to_move: int = 1) -> AState:
     return AState(owner, a, to_move)
 
 
+def logged_choices(gb: GBSearch) -> list[tuple[int | None, list[Goal]]]:
+    """Record every goal list `gb` chooses from, with the turns left, in the returned list as it searches."""
+    log, choose = [], gb.choices
+    gb.choices = lambda s, turns=None: log.append((turns, choose(s, turns))) or log[-1][1]
+    return log
+
+
 def test_end_features_on_a_hand_made_position():
     m = Model(load_board("small"), 2, 2)
     f = end_features(m, _north_vs_rest({E1: 5}), 0)  # 14 armies; E1 (5) conquers N3 (1), S3 (1) cannot attack
@@ -300,8 +307,7 @@ def test_horizon_goals_replace_the_goal_lists_of_the_last_turns_only():
     for s in positions(3, 3, 17):
         gb = GBSearch(m, s.to_move, root_turn="exhaustive", reply_goals=all_goals(m) + strike_goals(m),
                       horizon_goals=([Goal("grab")], ranked_goals(2)), end_scorer=OWN_VALUE)
-        log = []
-        gb.choices = lambda x, turns=None, choose=gb.choices: log.append((turns, choose(x, turns))) or log[-1][1]
+        log = logged_choices(gb)
         gb.decide(s, 4)
         kinds = {turns: {g.kind for _, goals in [(t, g) for t, g in log if t == turns] for g in goals}
                  for turns in (1, 2, 3)}
@@ -331,8 +337,7 @@ def test_the_ranked_reply_adds_the_four_best_ranked_turns_to_the_first_reply_onl
     assert with_ranked.goals == without.goals and with_ranked.horizon_goals == without.horizon_goals
     for s in positions(2, 3, 19):
         gb = variant_search(m, s.to_move, ranked)
-        log = []
-        gb.choices = lambda x, turns=None, choose=gb.choices: log.append((turns, choose(x, turns))) or log[-1][1]
+        log = logged_choices(gb)
         gb.decide(s, 4)
         reply = [g for turns, goals in log if turns == 3 for g in goals]
         assert reply and {g.kind for g in reply} >= {"ranked", "strike"}
