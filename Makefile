@@ -3,8 +3,12 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-# QUICK=1 runs the same path on tiny sizes
+# QUICK=1 runs the same path on reduced sizes, into quick/data and quick/reports (never over the committed reports)
 QUICK  ?=
+ifneq ($(QUICK),)
+export RISKCORE_DATA := $(CURDIR)/quick/data
+export RISKCORE_REPORTS := $(CURDIR)/quick/reports
+endif
 GAMES  ?= $(if $(QUICK),60,1000)
 REC_GAMES ?= $(if $(QUICK),40,1000)
 BOOT   ?= $(if $(QUICK),200,1000)
@@ -17,6 +21,7 @@ AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
+	@echo "  QUICK=1      with report or a step: reduced sizes, into quick/ (never over the committed reports)"
 
 venv: $(STAMP) ## create .venv and install the package with its test dependencies
 
@@ -47,19 +52,23 @@ sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the da
 
 RR_GAMES ?= $(if $(QUICK),2,10)
 BW_GAMES ?= $(if $(QUICK),20,250)
+GA_SPEC  ?= $(if $(QUICK),pipelines/genetic_tuning_quick.yaml,pipelines/genetic_tuning.yaml)
 agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tuning (reduced sizes)
 	$(BIN)/riskcore tournament --name round-robin --players 2 --mode domination --turn-cap 150 --games $(RR_GAMES) \
 		--agents random,mission,domination,bsr,expert,minimax,mc-rl,mcs:playouts=6,aware
 	$(BIN)/riskcore tournament --name aware --agents mission --belief-weights 0,0.5,1,2,4 --games $(BW_GAMES)
-	$(BIN)/riskcore sweep pipelines/genetic_tuning.yaml --force
+	$(BIN)/riskcore sweep $(GA_SPEC) --force
 
-POSITIONS ?= $(if $(QUICK),10,200)
-GB_GAMES ?= $(if $(QUICK),10,200)
+POSITIONS ?= $(if $(QUICK),6,200)
+GB_GAMES ?= $(if $(QUICK),4,200)
 DEEP ?= $(if $(QUICK),1,200)
+AB_TURNS ?= $(if $(QUICK),2,3)
+GB_TURNS ?= $(if $(QUICK),3,4)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
-	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --deep-positions $(DEEP)
+	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --deep-positions $(DEEP) \
+		--ab-turns $(AB_TURNS) --gb-turns $(GB_TURNS)
 
-scorer: venv ## refit the learned strike's end scorer (search) from its recorded seeds (about 20 minutes)
+scorer: venv ## refit the search's learned end scorer into models/ (about 20 minutes)
 	$(BIN)/riskcore train-scorer --players 2
 	$(BIN)/riskcore train-scorer --players 3
 
@@ -67,10 +76,10 @@ genetic: venv ## genetic tuning at the reference sizes (about 3,600 minimax game
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml
 
 notebooks: venv ## execute the analysis notebooks and build reports/report.html
-	$(BIN)/riskcore report
+	$(BIN)/riskcore report $(if $(QUICK),--quick)
 
 report: data summary recognition sweeps agents search notebooks ## set everything up and run the main job end to end
-	@echo "report: reports/report.html, reports/recognition.md, reports/figures/"
+	@echo "report: $${RISKCORE_REPORTS:-reports}/report.html"
 
 bench: venv ## engine benchmark, written to reports/benchmarks/
 	$(BIN)/riskcore bench

@@ -12,10 +12,10 @@ import numpy as np
 import seaborn as sns
 
 from riskcore.db import query
+from riskcore.experiments.summary import win_rates
 from riskcore.notebook import save_figure, save_table, setup
-from riskcore.render import draw_board
+from riskcore.render import draw_board, player_labels
 from riskcore.replay import load_game, replay
-from riskcore.summary import win_rates
 
 setup()
 games = query("SELECT * FROM games WHERE run = ?", [dataset])
@@ -32,9 +32,11 @@ fig, axes = plt.subplots(1, 2, figsize=(12, 4))
 for ax, by in zip(axes, ("agent", "player")):
     df = win_rates(dataset, by)
     ax.bar(df[by].astype(str), df.win_rate, yerr=[df.win_rate - df.ci_low, df.ci_high - df.win_rate], capsize=4)
-    ax.axhline(1 / games.n_players.iloc[0], ls="--", color="grey")
+    ax.axhline(1 / games.n_players.iloc[0], ls="--", color="grey", label="equal share")
     ax.set_title(f"win rate by {'seat' if by == 'player' else by}")
+    ax.set_ylabel("win rate")
     ax.tick_params(axis="x", rotation=20)
+axes[0].legend()
 save_figure(fig, "traces-win-rates")
 
 # %% [markdown]
@@ -54,12 +56,14 @@ missions.round(3)
 
 # %%
 events, mission_ids, config, _ = load_game(dataset, example_game)
+seats = players[players.game_id == example_game].sort_values("player")
 turn_ends = events.groupby("turn").seq.max()
 turns = [t for t in np.unique(np.linspace(0, turn_ends.index.max(), 4).astype(int)) if t in turn_ends.index]
 fig, axes = plt.subplots(2, 2, figsize=(16, 10))
 for ax, t in zip(axes.ravel(), turns):
     state = replay(events, mission_ids, config, until_seq=int(turn_ends[t]))
-    draw_board(state.board, state.owner, state.armies, ax, title=f"after turn {t}")
+    labels = player_labels(state.board, list(seats.agent)) if ax is axes[0, 0] else None
+    draw_board(state.board, state.owner, state.armies, ax, title=f"after turn {t}", players=labels)
 for ax in axes.ravel()[len(turns):]:
     ax.set_axis_off()
 save_figure(fig, "traces-board")

@@ -22,11 +22,16 @@ print(f"{res.setting.nunique()} weight settings x {res.focus.nunique()} focus le
 # %%
 at = res[res.share == point_share]
 levels = sorted(at.focus.unique())
-fig, axes = plt.subplots(1, len(levels), figsize=(5 * len(levels), 4), squeeze=False)
-for ax, focus in zip(axes[0], levels):
+fig, axes = plt.subplots(1, len(levels), figsize=(4.2 * len(levels) + 1.5, 3.8), squeeze=False, sharey=True)
+for k, (ax, focus) in enumerate(zip(axes[0], levels)):
     table = at[at.focus == focus].pivot_table(index="kind", columns="inconsistent", values="top1")
-    sns.heatmap(table, annot=True, fmt=".2f", cmap="viridis", ax=ax, cbar=False)
-    ax.set_title(f"focus {focus:g}: top-1 at {point_share:.0%}")
+    sns.heatmap(table, annot=True, fmt=".2f", cmap="viridis", ax=ax, cbar=False, vmin=0, vmax=at.top1.max(),
+                annot_kws={"fontsize": 7})
+    ax.set_title(f"focus {focus:g}")
+    ax.set_xlabel("inconsistent weight")
+    ax.set_ylabel("action kind varied" if k == 0 else "")
+fig.suptitle(f"PHATT simple: top-1 at {point_share:.0%} observed")
+fig.tight_layout()
 save_figure(fig, "phatt-weights-heatmap")
 
 # %% [markdown]
@@ -43,5 +48,6 @@ best.round(3)
 
 # %%
 g = sns.relplot(mean, x="inconsistent", y="log_loss", hue="kind", col="focus", kind="line", marker="o", seed=0,
-                height=3.5, facet_kws={"sharey": False})
+                height=3.2, aspect=0.9, facet_kws={"sharey": False})
+g.set_axis_labels("inconsistent weight", "mean log loss")
 save_figure(g.figure, "phatt-weights-sensitivity")

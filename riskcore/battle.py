@@ -154,3 +154,35 @@ def win_probability_table(max_armies: int = 64) -> np.ndarray:
         for d in range(1, n):
             p[a, d] = sum(q * p[a - al, d - dl] for al, dl, q in tables[(min(3, a), min(2, d))])
     return p
+
+
+@lru_cache(maxsize=None)
+def expected_battle(attackers: int, defenders: int) -> tuple[bool, int, int]:
+    """A whole battle reduced to one deterministic outcome, its expectation under the exact distribution:
+    (conquered, attacker rolling armies left, defender armies left). The attacker conquers when the conquest
+    probability is at least 1/2, keeping its expected survivors given a conquest; otherwise the defender keeps its
+    expected survivors given a failed attack. The simplified models of the minimax agent and of goal-based search
+    play battles this way."""
+    attackers, defenders = min(attackers, 40), min(defenders, 40)  # beyond 40 the rounding no longer changes
+    dist = battle_distribution(attackers, defenders, 0)
+    p_win = sum(float(p) for (a, d), p in dist.items() if d == 0)
+    if p_win >= 0.5:
+        left = sum(float(p) * a for (a, d), p in dist.items() if d == 0) / p_win
+        return True, max(1, int(round(left))), 0
+    lose = 1 - p_win
+    left = sum(float(p) * d for (a, d), p in dist.items() if d > 0) / lose
+    return False, 0, max(1, int(round(left)))
+
+
+def expected_attack(owner: np.ndarray, armies: np.ndarray, src: int, dst: int) -> tuple[np.ndarray, np.ndarray]:
+    """New (owner, armies) arrays after `src` attacks `dst` with everything but one army, by `expected_battle`: a
+    conquest moves every surviving attacker in; either way one army stays behind on `src`."""
+    owner, armies = owner.copy(), armies.copy()
+    conquered, att_left, def_left = expected_battle(int(armies[src]) - 1, int(armies[dst]))
+    if conquered:
+        owner[dst] = owner[src]
+        armies[dst] = att_left
+    else:
+        armies[dst] = def_left
+    armies[src] = 1
+    return owner, armies

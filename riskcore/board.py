@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from riskcore.missions import MissionError, validate_mission_specs
 from riskcore.paths import BOARDS_DIR
 
 CARD_SYMBOLS = ("infantry", "cavalry", "artillery")
@@ -174,10 +175,11 @@ def board_from_dict(spec: dict[str, Any], source: str = "<dict>") -> Board:
         else:  # fall back to a circle so any board can be drawn
             angle = 2 * np.pi * i / n
             positions[i] = (50 + 40 * np.cos(angle), 30 + 25 * np.sin(angle))
-    from riskcore.missions import validate_mission_specs  # late: missions validate against the board's names
-
     missions = tuple(spec.get("missions", []))
-    validate_mission_specs(missions, names, len(colours), where)
+    try:
+        validate_mission_specs(missions, names, len(colours), where)
+    except MissionError as exc:
+        raise BoardError(str(exc)) from None
     cont_arr = np.array(continent_of, dtype=np.int64)
     mask = np.zeros((len(names), n), dtype=bool)
     mask[cont_arr, np.arange(n)] = True

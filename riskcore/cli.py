@@ -28,7 +28,8 @@ def _seed_list(text: str) -> tuple[int, ...]:
 
 def _parallel(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=_positive, default=None, help="local processes (default: all cores)")
-    parser.add_argument("--dask", metavar="ADDRESS", default=None, help="run on a Dask distributed scheduler")
+    parser.add_argument("--dask", metavar="ADDRESS", default=None,
+                        help="run on a Dask distributed scheduler, e.g. tcp://host:8786 (same results)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
@@ -36,65 +37,80 @@ def _data_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, default=None, help="data directory (default: data/ or $RISKCORE_DATA)")
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except where there is none to show."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False or action.default is argparse.SUPPRESS \
+                or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="riskcore", description="Reproducible RISK engine, traces and experiments.")
     p.add_argument("--version", action="version", version=f"riskcore engine {ENGINE_VERSION}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add = lambda name, **kw: sub.add_parser(name, formatter_class=_Help, **kw)  # noqa: E731
 
-    s = sub.add_parser("simulate", help="play seeded games and register their traces in DuckDB")
+    s = add("simulate", help="play seeded games and register their traces in DuckDB")
     s.add_argument("--run", required=True, help="run name (replaces an existing run of that name)")
-    s.add_argument("--games", type=_positive, required=True)
-    s.add_argument("--players", type=_positive, default=4)
-    s.add_argument("--agents", default="mission", help="comma-separated agent specs, e.g. mission:focus=0.8,random")
-    s.add_argument("--mode", choices=["mission", "domination"], default="mission")
-    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--games", type=_positive, required=True, help="games to play")
+    s.add_argument("--players", type=_positive, default=4, help="players per game (2-6)")
+    s.add_argument("--agents", default="mission",
+                   help="comma-separated agent specs, cycled over the seats, e.g. mission:focus=0.8,random")
+    s.add_argument("--mode", choices=["mission", "domination"], default="mission",
+                   help="secret missions, or conquer every territory")
+    s.add_argument("--seed", type=int, default=0, help="run seed: every game's seed is derived from it")
     s.add_argument("--board", default="classic", help="packaged board name or path to a board JSON file")
-    s.add_argument("--deal", choices=["random", "claim"], default="random")
-    s.add_argument("--setup-batch", type=_positive, default=1)
-    s.add_argument("--card-values", choices=["escalating", "fixed"], default="escalating")
-    s.add_argument("--card-cap", type=_positive, default=None)
-    s.add_argument("--fortify", choices=["adjacent", "connected"], default="adjacent")
-    s.add_argument("--turn-cap", type=_positive, default=400)
+    s.add_argument("--deal", choices=["random", "claim"], default="random",
+                   help="territories dealt at random or claimed in turn")
+    s.add_argument("--setup-batch", type=_positive, default=1, help="armies each player places per setup turn")
+    s.add_argument("--card-values", choices=["escalating", "fixed"], default="escalating",
+                   help="card trade values: the escalating table or fixed values per set")
+    s.add_argument("--card-cap", type=_positive, default=None, help="cap on escalating trade values (none by default)")
+    s.add_argument("--fortify", choices=["adjacent", "connected"], default="adjacent",
+                   help="fortify to an adjacent territory, or along a path of own territories")
+    s.add_argument("--turn-cap", type=_positive, default=400, help="player turns after which a game is a draw")
     s.add_argument("--chunk", type=_positive, default=25, help="games per Parquet part (does not change results)")
     _parallel(s)
     _data_dir(s)
 
-    r = sub.add_parser("replay", help="rebuild recorded games without an RNG and check every event and snapshot")
+    r = add("replay", help="rebuild recorded games without an RNG and check every event and snapshot")
     r.add_argument("--run", required=True)
     r.add_argument("--game", type=int, default=None, help="one game id (default: every game of the run)")
     r.add_argument("--print", dest="show_events", action="store_true", help="print the game's events")
     _data_dir(r)
 
-    d = sub.add_parser("db", help="database schema and row counts; --rebuild re-derives it from the Parquet traces")
+    d = add("db", help="database schema and row counts; --rebuild re-derives it from the Parquet traces")
     d.add_argument("--rebuild", action="store_true")
-    d.add_argument("--sql", default=None, help="run a read-only query and print the result")
+    d.add_argument("--sql", default=None, help="run one read-only query (SELECT, DESCRIBE, ...) and print the result")
     _data_dir(d)
 
-    w = sub.add_parser("show", help="PNG picture of the board at a given event of a recorded game")
+    w = add("show", help="PNG picture of the board at a given event of a recorded game")
     w.add_argument("--run", required=True)
     w.add_argument("--game", type=int, default=0)
     w.add_argument("--seq", type=int, default=None, help="event number (default: the last)")
     w.add_argument("--out", type=Path, default=None, help="PNG path (default: reports/figures/board-RUN-G-SEQ.png)")
     _data_dir(w)
 
-    g = sub.add_parser("recognize", help="posteriors over each player's mission (writes table posteriors)")
+    g = add("recognize", help="posteriors over each player's mission (writes table posteriors)")
     g.add_argument("--run", required=True)
-    g.add_argument("--recogniser", default="phatt", help="uniform, goal, phatt, inverse or classifier")
-    g.add_argument("--scheme", default="simple", help="PHATT weighting: equal, simple or proportional")
-    g.add_argument("--weights", default=None, help="PHATT weights, e.g. c=1,i=0.98,attack_won.i=0.9,lam=0.7")
-    g.add_argument("--params", default=None, help="other recognisers, e.g. beta=20,focus=0.8 or temperature=0.1")
-    g.add_argument("--train-run", default=None, help="classifier: the run (other seeds) to learn from")
+    g.add_argument("--recogniser", default="phatt",
+                   help="recogniser spec: uniform, goal:temperature=0.1, phatt:scheme=simple:c=1:i=0.98, "
+                        "phatt:scheme=proportional:lam=0.9, inverse:beta=10:focus=-1:eps=0.05, "
+                        "classifier:train=RUN1,RUN2 (runs with other seeds)")
     g.add_argument("--hypotheses", default="cards6", choices=["cards6", "deck14"])
     g.add_argument("--rebuild-features", action="store_true")
     _parallel(g)
     _data_dir(g)
 
-    v = sub.add_parser("evaluate", help="recognition metrics with bootstrap CIs (writes recognition_metrics)")
+    v = add("evaluate", help="recognition metrics with bootstrap CIs (writes recognition_metrics)")
     v.add_argument("--run", required=True)
     v.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples")
     _data_dir(v)
 
-    x = sub.add_parser("experiment", help="run a named experiment end to end (recognition or search)")
+    x = add("experiment", help="run a named experiment end to end (recognition or search)")
     x.add_argument("name", choices=["recognition", "search"])
     x.add_argument("--games", type=_positive, default=1000,
                    help="recognition: games per run (train and test, each focus); search: GB agent games")
@@ -111,14 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
     _data_dir(x)
 
-    sw = sub.add_parser("sweep", help="run a papermill parameter sweep from a spec (resumable)")
+    sw = add("sweep", help="run a papermill parameter sweep from a spec (resumable)")
     sw.add_argument("spec", type=Path, help="pipelines/NAME.yaml")
     sw.add_argument("--force", action="store_true", help="rerun finished points too")
     sw.add_argument("--check", action="store_true", help="validate the spec and list its points, run nothing")
     _parallel(sw)
     _data_dir(sw)
 
-    t = sub.add_parser("tournament", help="seat-rotated matches: win rates (Wilson CI) and Bradley-Terry ratings")
+    t = add("tournament", help="seat-rotated matches: win rates (Wilson CI) and Bradley-Terry ratings")
     t.add_argument("--name", required=True)
     t.add_argument("--agents", required=True, help="comma-separated agent specs (round robin if more than seats)")
     t.add_argument("--players", type=_positive, default=2)
@@ -131,16 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
     _parallel(t)
     _data_dir(t)
 
-    rp = sub.add_parser("report", help="execute the analysis notebooks and build reports/report.html")
+    rp = add("report", help="execute the analysis notebooks and build reports/report.html")
+    rp.add_argument("--quick", action="store_true", help="a reduced run: the report says so on its first line")
     rp.add_argument("--quiet", action="store_true")
     _data_dir(rp)
 
-    m = sub.add_parser("summary", help="summary figure and table of a run under reports/")
+    m = add("summary", help="summary figure and table of a run under reports/")
     m.add_argument("--run", default="default")
     m.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")
     _data_dir(m)
 
-    b = sub.add_parser("bench", help="engine speed: games per second per core, time per action")
+    b = add("bench", help="engine speed: games per second per core, time per action")
     b.add_argument("--games", type=_positive, default=200)
     b.add_argument("--out-dir", type=Path, default=None)
     b.add_argument("--recognition", metavar="RUN", default=None,
@@ -149,12 +166,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=_positive, default=2)
     _data_dir(b)
 
-    ts = sub.add_parser("train-scorer", help="fit the learned strike's end-of-turn scorer (search) and store it")
+    ts = add("train-scorer", help="fit the learned strike's end-of-turn scorer (search) and store it")
     ts.add_argument("--players", type=int, choices=[2, 3], required=True)
     ts.add_argument("--seeds", type=_seed_list, default=(91, 92), help="training position seeds, e.g. 91,92")
     ts.add_argument("--validation-seed", type=int, default=93)
     ts.add_argument("--positions", type=_positive, default=200, help="positions per seed")
-    ts.add_argument("--out", type=Path, default=None, help="weights file (default: the package's end_scorer.json)")
+    ts.add_argument("--out", type=Path, default=None,
+                    help="weights file (default: end_scorer.json in the models folder, models/ or $RISKCORE_MODELS)")
     _parallel(ts)
     return p
 
@@ -194,14 +212,15 @@ def cmd_db(a) -> None:
         runs = db.rebuild(a.data_dir)
         print(f"rebuilt the database from {len(runs)} run(s): {', '.join(runs)}")
     if a.sql:
-        print(db.query(a.sql, data_dir=a.data_dir).to_string(index=False))
+        print(db.read_only_query(a.sql, a.data_dir).to_string(index=False))
         return
-    print(db.describe(a.data_dir).to_string(index=False))
+    print(db.schema_text(a.data_dir))
 
 
 def cmd_show(a) -> None:
     from riskcore import paths
-    from riskcore.render import save_board_png
+    from riskcore.db import query
+    from riskcore.render import player_labels, save_board_png
     from riskcore.replay import load_game, replay
 
     events, missions, config, _ = load_game(a.run, a.game, a.data_dir)
@@ -210,21 +229,20 @@ def cmd_show(a) -> None:
     if not 0 <= seq <= last:
         raise ValueError(f"--seq {seq} out of range: game {a.game} of run {a.run!r} has events 0..{last}")
     state = replay(events, missions, config, until_seq=seq, label=f"run {a.run!r} game {a.game}")
+    seats = query("SELECT agent FROM players WHERE run = ? AND game_id = ? ORDER BY player", [a.run, a.game],
+                  a.data_dir)
     out = a.out or paths.figures_dir() / f"board-{a.run}-{a.game}-{seq}.png"
     save_board_png(state.board, state.owner, state.armies, out,
-                   title=f"{a.run} game {a.game}, event {seq}, turn {state.turn}")
+                   title=f"{a.run} game {a.game}, event {seq}, turn {state.turn}",
+                   players=player_labels(state.board, list(seats.agent)))
     print(out)
 
 
 def cmd_recognize(a) -> None:
-    from riskcore.recognition.phatt import PhattWeights
     from riskcore.recognition.pipeline import CHECKPOINTS, player_metrics, recognize
-    from riskcore.recognition.recognisers import Recogniser, parse_params
+    from riskcore.recognition.recognisers import Recogniser
 
-    if a.recogniser != "phatt" and a.weights:
-        raise ValueError("--weights applies to --recogniser phatt only (use --params)")
-    weights = PhattWeights.parse(a.scheme, a.weights) if a.recogniser == "phatt" else None
-    rec = Recogniser(a.recogniser, parse_params(a.params), weights, a.train_run)
+    rec = Recogniser.from_spec(a.recogniser)
     counts = recognize(a.run, rec, a.hypotheses, a.data_dir, a.rebuild_features, a.workers, a.dask,
                        progress=not a.quiet)
     print(f"run {a.run!r}, {rec.setting}: {counts.get('posteriors', 0)} posterior rows")
@@ -244,7 +262,7 @@ def cmd_evaluate(a) -> None:
 
 def cmd_experiment(a) -> None:
     if a.name == "search":
-        from riskcore.search.experiment import run_search_experiment
+        from riskcore.experiments.search import run_search_experiment
 
         if a.deep_positions < 0:
             raise ValueError(f"--deep-positions must be 0 or more, got {a.deep_positions}")
@@ -254,14 +272,14 @@ def cmd_experiment(a) -> None:
         print(tables["search_accuracy"].to_string(index=False))
         print(tables["search_agent"].to_string(index=False))
         return
-    from riskcore.recognition.experiment import run_experiment
+    from riskcore.experiments.recognition import run_experiment
 
     path = run_experiment(a.games, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap, a.out_dir)
     print(path)
 
 
 def cmd_sweep(a) -> None:
-    from riskcore.sweep import load_spec, run_sweep
+    from riskcore.experiments.sweep import load_spec, run_sweep
 
     spec = load_spec(a.spec)
     if a.check:
@@ -279,7 +297,7 @@ def cmd_sweep(a) -> None:
 
 
 def cmd_tournament(a) -> None:
-    from riskcore.tournament import belief_sweep, run_tournament
+    from riskcore.experiments.tournament import belief_sweep, run_tournament
 
     agents = [x.strip() for x in a.agents.split(",") if x.strip()]
     if a.belief_weights:
@@ -295,19 +313,19 @@ def cmd_tournament(a) -> None:
 
 
 def cmd_report(a) -> None:
-    from riskcore.reporting import build_report
+    from riskcore.experiments.report import build_report
 
-    print(build_report(a.data_dir, progress=not a.quiet))
+    print(build_report(a.data_dir, {"report": {"quick": True}} if a.quick else None, progress=not a.quiet))
 
 
 def cmd_summary(a) -> None:
-    from riskcore.summary import write_summary
+    from riskcore.experiments.summary import write_summary
 
     print(write_summary(a.run, a.data_dir, a.out_dir))
 
 
 def cmd_bench(a) -> None:
-    from riskcore.bench import bench_recognition, run_bench
+    from riskcore.experiments.bench import bench_recognition, run_bench
 
     if a.recognition:
         print(bench_recognition(a.recognition, a.settings, a.workers, a.data_dir, a.out_dir).to_string(index=False))
@@ -316,15 +334,10 @@ def cmd_bench(a) -> None:
 
 
 def cmd_train_scorer(a) -> None:
-    from riskcore.search.endscore import SCORER_FILE
-    from riskcore.search.endtrain import store_scorer, train_scorer
+    from riskcore.experiments.scorer import refit
 
-    if a.validation_seed in a.seeds:
-        raise ValueError(f"--validation-seed {a.validation_seed} is also a training seed")
-    scorer, record = train_scorer(a.players, a.seeds, a.validation_seed, a.positions, a.workers, a.dask,
-                                  progress=not a.quiet)
-    out = a.out or SCORER_FILE
-    store_scorer(scorer, record, a.players, out)
+    out, record = refit(a.players, a.seeds, a.validation_seed, a.positions, a.out, a.workers, a.dask,
+                        progress=not a.quiet)
     for k, checks in record["agreement"].items():
         print(f"{a.players} players, k={k}: picks an end exact search picks, " +
               ", ".join(f"{name} {v:.1%}" for name, v in checks.items()))
@@ -342,8 +355,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         COMMANDS[args.command](args)
-    except (ValueError, RuntimeError, KeyError, FileNotFoundError) as exc:
-        print(f"riskcore {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, RuntimeError, KeyError, FileNotFoundError, OSError) as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the library wrote
+        print(f"riskcore {args.command}: error: {message}", file=sys.stderr)
         return 2
     return 0
 

@@ -115,9 +115,9 @@ def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None
 
     if PARQUET_DIRS.get(directory) != next(iter(keys)):
         raise ValueError(f"{directory!r} is keyed by {PARQUET_DIRS.get(directory)!r}, not {next(iter(keys))!r}")
-    root = Path(data_dir or paths.data_dir())
+    root = paths.data_dir(data_dir)
     root.mkdir(parents=True, exist_ok=True)
-    final = root / directory / "=".join(map(str, next(iter(keys.items()))))
+    final = paths.parquet_dir(directory, *map(str, next(iter(keys.items()))), data_dir)
     with tempfile.TemporaryDirectory(dir=root) as tmp:
         for name, frame in frames.items():
             table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
@@ -138,7 +138,7 @@ def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[
 
 def rebuild(data_dir: Path | None = None) -> list[str]:
     """Drop every table and re-register everything found under the data directory's Parquet trees."""
-    root = Path(data_dir or paths.data_dir())
+    root = paths.data_dir(data_dir)
     found = []
     with transaction(data_dir) as con:
         for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
@@ -176,6 +176,46 @@ def describe(data_dir: Path | None = None) -> pd.DataFrame:
         return pd.DataFrame(rows)
     finally:
         con.close()
+
+
+def schema_text(data_dir: Path | None = None, width: int = 110) -> str:
+    """Every table with its row count, and its columns with their types wrapped under it."""
+    import textwrap
+
+    blocks = []
+    for row in describe(data_dir).itertuples():
+        cols = textwrap.fill(row.columns, width, initial_indent="    ", subsequent_indent="    ")
+        blocks.append(f"{row.table} ({row.rows:,} rows)\n{cols}")
+    return "\n".join(blocks) if blocks else "the database has no tables yet"
+
+
+READ_ONLY = ("SELECT", "EXPLAIN", "PRAGMA")  # statement types `read_only_query` runs
+
+
+def read_only_query(sql: str, data_dir: Path | None = None) -> pd.DataFrame:
+    """One read-only statement (SELECT, DESCRIBE, SHOW, EXPLAIN, ...); a write or a bad query raises `DataError`
+    with DuckDB's message on one line."""
+    con = connect(data_dir, read_only=True)
+    try:
+        try:
+            statements = con.extract_statements(sql)
+        except duckdb.Error as exc:
+            raise DataError(_one_line(exc)) from None
+        if len(statements) != 1:
+            raise DataError(f"give one SQL statement, not {len(statements)}")
+        kind = statements[0].type.name
+        if kind not in READ_ONLY:
+            raise DataError(f"{kind} statements are refused: the command line only reads the database")
+        try:
+            return con.execute(sql).df()
+        except duckdb.Error as exc:
+            raise DataError(_one_line(exc)) from None
+    finally:
+        con.close()
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
 
 
 def query(sql: str, params: list | None = None, data_dir: Path | None = None) -> pd.DataFrame:

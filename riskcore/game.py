@@ -6,7 +6,6 @@ dice, cards) and stream 1 + p belongs to the agent in seat p, so changing an age
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -17,19 +16,7 @@ from riskcore.board import Board, load_board
 from riskcore.chance import RngChance
 from riskcore.config import GameConfig
 from riskcore.engine import GameState, new_game, step
-
-
-@dataclass
-class GameRecord:
-    seed: int
-    agents: list[str]
-    state: GameState
-    actions: int = 0
-    missions: list[int] = field(default_factory=list)
-
-    @property
-    def winner(self) -> int:
-        return self.state.winner
+from riskcore.trace import GameRecord
 
 
 def game_streams(seed: int, n_players: int) -> list[np.random.Generator]:

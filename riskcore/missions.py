@@ -17,30 +17,32 @@ import numpy as np
 KINDS = ("continents", "territories", "destroy")
 
 
+class MissionError(ValueError):
+    """A mission spec is malformed; the message names the board and the mission."""
+
+
 def validate_mission_specs(specs: Sequence[dict[str, Any]], continents: Sequence[str], n_colours: int,
                            where: str) -> None:
-    """Raise `BoardError` naming the first malformed mission spec."""
-    from riskcore.board import BoardError
-
+    """Raise `MissionError` naming the first malformed mission spec."""
     names = set()
     for i, m in enumerate(specs):
         label = f"{where}: mission #{i} {m.get('name', '?')!r}"
         if not isinstance(m, dict) or m.get("kind") not in KINDS:
-            raise BoardError(f"{label}: kind must be one of {KINDS}")
+            raise MissionError(f"{label}: kind must be one of {KINDS}")
         if m.get("name") in names or not m.get("name"):
-            raise BoardError(f"{label}: mission names must be present and unique")
+            raise MissionError(f"{label}: mission names must be present and unique")
         names.add(m["name"])
         if m["kind"] == "continents":
             bad = [c for c in m.get("continents", []) if c not in continents]
             if not m.get("continents") or bad:
-                raise BoardError(f"{label}: unknown or missing continents {bad}")
+                raise MissionError(f"{label}: unknown or missing continents {bad}")
             if not 0 <= m.get("extra_continents", 0) <= len(continents) - len(m["continents"]):
-                raise BoardError(f"{label}: extra_continents out of range")
+                raise MissionError(f"{label}: extra_continents out of range")
         elif m["kind"] == "territories":
             if int(m.get("territories", 0)) < 1 or int(m.get("min_armies", 1)) < 1:
-                raise BoardError(f"{label}: territories and min_armies must be positive")
+                raise MissionError(f"{label}: territories and min_armies must be positive")
         elif not 0 <= int(m.get("colour", -1)) < n_colours:
-            raise BoardError(f"{label}: colour must be in 0..{n_colours - 1}")
+            raise MissionError(f"{label}: colour must be in 0..{n_colours - 1}")
 
 
 @dataclass(frozen=True)

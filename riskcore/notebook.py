@@ -32,14 +32,26 @@ def save_figure(fig, name: str) -> Path:
     return path
 
 
+def markdown_table(df: pd.DataFrame, digits: int = 3) -> str:
+    """A table as markdown: whole numbers printed as whole numbers (a float column holding only whole numbers
+    too), other numbers with `digits` decimals, and a missing value as an empty cell, never `nan`."""
+    formats = []
+    for c in df.columns:
+        col = df[c]
+        numeric = pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col)
+        whole = numeric and (pd.api.types.is_integer_dtype(col) or
+                             bool(((col.dropna() % 1) == 0).all() and col.notna().any() and col.abs().max() >= 2))
+        formats.append(".0f" if whole else f".{digits}f")
+    cells = df.astype(object).where(df.notna(), None)  # tabulate leaves None empty, prints a float NaN as nan
+    return cells.to_markdown(index=False, floatfmt=formats, missingval="")
+
+
 def save_table(df: pd.DataFrame, name: str) -> Path:
-    """Save a table as markdown under reports/tables/NAME.md."""
+    """Save a table as markdown under reports/tables/NAME.md (`markdown_table`)."""
     from riskcore.storage import write_text
 
-    path = paths.reports_dir() / "tables" / f"{check_name('table', name)}.md"
-    # per column: a table whose columns are all numbers reaches tabulate as floats, integers too
-    formats = [".0f" if pd.api.types.is_integer_dtype(df[c]) else ".3f" for c in df.columns]
-    write_text(path, df.to_markdown(index=False, floatfmt=formats) + "\n")
+    path = paths.tables_dir() / f"{check_name('table', name)}.md"
+    write_text(path, markdown_table(df) + "\n")
     return path
 
 

@@ -1,7 +1,9 @@
-"""Project paths in one place; each is overridable by an environment variable.
+"""Every path the project reads or writes, in one place; the roots are overridable by environment variables.
 
-`RISKCORE_ROOT` moves the project root, `RISKCORE_DATA` the data directory and `RISKCORE_REPORTS` the reports
-directory. The DuckDB database always lives in the data directory, so notebooks and the CLI agree on it.
+`RISKCORE_ROOT` moves the project root, `RISKCORE_DATA` the data directory, `RISKCORE_REPORTS` the reports
+directory and `RISKCORE_MODELS` the folder of fitted weights. The DuckDB database always lives in the data
+directory, so notebooks and the command line agree on it. Functions that take `data` accept a data directory
+(None: the default one).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ def project_root() -> Path:
     return Path(os.environ.get("RISKCORE_ROOT", PACKAGE_DIR.parent)).resolve()
 
 
-def data_dir() -> Path:
-    """Where traces and the DuckDB database live: `$RISKCORE_DATA` or `<root>/data`."""
+def data_dir(data: Path | str | None = None) -> Path:
+    """Where traces and the DuckDB database live: `data` if given, else `$RISKCORE_DATA` or `<root>/data`."""
+    if data is not None:
+        return Path(data).resolve()
     return Path(os.environ.get("RISKCORE_DATA", project_root() / "data")).resolve()
 
 
@@ -28,15 +32,64 @@ def reports_dir() -> Path:
     return Path(os.environ.get("RISKCORE_REPORTS", project_root() / "reports")).resolve()
 
 
-def db_path(data: Path | None = None) -> Path:
+def models_dir() -> Path:
+    """Fitted weights (the search's learned end scorer): `$RISKCORE_MODELS` or `<root>/models`."""
+    return Path(os.environ.get("RISKCORE_MODELS", project_root() / "models")).resolve()
+
+
+def notebooks_dir() -> Path:
+    return project_root() / "notebooks"
+
+
+# ---- the data directory -------------------------------------------------------------------------------------------
+def db_path(data: Path | str | None = None) -> Path:
     """The embedded DuckDB database of a data directory."""
-    return Path(data or data_dir()) / "riskcore.duckdb"
+    return data_dir(data) / "riskcore.duckdb"
 
 
-def traces_dir(data: Path | None = None) -> Path:
+def traces_dir(data: Path | str | None = None) -> Path:
     """The immutable Parquet traces of a data directory, one sub-directory per run."""
-    return Path(data or data_dir()) / "traces"
+    return data_dir(data) / "traces"
 
 
+def parquet_dir(tree: str, key: str, value: str, data: Path | str | None = None) -> Path:
+    """The Parquet files of one run (or sweep, tournament) in one of the data directory's trees:
+    `<data>/<tree>/<key>=<value>`."""
+    return data_dir(data) / tree / f"{key}={value}"
+
+
+def cache_dir(data: Path | str | None = None) -> Path:
+    """Caches that a rerun may reuse (deleting them is safe)."""
+    return data_dir(data) / "cache"
+
+
+def tuning_dir(data: Path | str | None = None) -> Path:
+    """Checkpoints of genetic tuning runs."""
+    return data_dir(data) / "tuning"
+
+
+# ---- the reports directory ----------------------------------------------------------------------------------------
 def figures_dir() -> Path:
     return reports_dir() / "figures"
+
+
+def tables_dir() -> Path:
+    return reports_dir() / "tables"
+
+
+def benchmarks_dir() -> Path:
+    return reports_dir() / "benchmarks"
+
+
+def executed_notebooks_dir() -> Path:
+    """Executed copies of the analysis notebooks (regenerated, not committed)."""
+    return reports_dir() / "notebooks"
+
+
+def sweep_notebooks_dir(sweep: str) -> Path:
+    """Executed notebooks of a sweep's points (regenerated, not committed)."""
+    return reports_dir() / "runs" / sweep
+
+
+def report_html() -> Path:
+    return reports_dir() / "report.html"

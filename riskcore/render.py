@@ -1,24 +1,47 @@
-"""Board pictures: territories at their map positions, coloured by owner, labelled with army counts."""
+"""Board pictures: territories at their map positions, coloured by owner, labelled with army counts, with a legend
+naming the players."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 from riskcore.board import Board  # noqa: E402
 from riskcore.storage import atomic_path  # noqa: E402
 
 COLOURS = {"red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#e6c229", "black": "#444444",
            "pink": "#e377c2"}
+UNOWNED = "#ffffff"
 
 
-def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, title: str = ""):
-    """Draw one position on a matplotlib axis (a new figure if none) and return the axis."""
+def player_colour(board: Board, player: int) -> str:
+    """The colour a player's territories are drawn in (its seat's colour on the board)."""
+    return COLOURS.get(board.colours[player], "#888888") if player >= 0 else UNOWNED
+
+
+def player_labels(board: Board, agents: Sequence[str], missions: Sequence[str | None] = ()) -> list[str]:
+    """Legend labels per seat: colour, seat, agent, and the mission when given."""
+    out = []
+    for p, agent in enumerate(agents):
+        label = f"{board.colours[p]}: player {p} ({agent})"
+        if p < len(missions) and missions[p]:
+            label += f", {missions[p]}"
+        out.append(label)
+    return out
+
+
+def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, title: str = "",
+               players: Sequence[str] | None = None, attack: tuple[int, int] | None = None):
+    """Draw one position on a matplotlib axis (a new figure if none) and return the axis.
+
+    `players`: a legend label per seat (`player_labels`); `attack`: (src, dst) of an attack to highlight."""
     if ax is None:
         _, ax = plt.subplots(figsize=(12, 7))
     pos = board.positions
@@ -29,13 +52,21 @@ def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, tit
             ax.plot([x2, x2 - 3 if x2 < x1 else x2 + 3], [y2, y2], color="#bbbbbb", lw=0.8, zorder=1)
         else:
             ax.plot([x1, x2], [y1, y2], color="#bbbbbb", lw=0.8, zorder=1)
-    colours = [COLOURS.get(board.colours[o], "#888888") if o >= 0 else "#ffffff" for o in owner]
+    colours = [player_colour(board, int(o)) for o in owner]
     ax.scatter(pos[:, 0], pos[:, 1], s=140 + 25 * np.sqrt(np.maximum(armies, 0)) * 10, c=colours,
                edgecolors="black", linewidths=0.6, zorder=2)
     for i, (x, y) in enumerate(pos):
         ax.text(x, y, str(int(armies[i])), ha="center", va="center", fontsize=8, color="white", weight="bold",
                 zorder=3)
         ax.text(x, y + 2.6, board.territories[i], ha="center", va="top", fontsize=6, zorder=3)
+    if attack is not None:
+        (x1, y1), (x2, y2) = pos[attack[0]], pos[attack[1]]
+        ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=4,
+                    arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.2, "shrinkA": 9, "shrinkB": 9})
+    if players:
+        handles = [Patch(facecolor=player_colour(board, p), edgecolor="black", label=label)
+                   for p, label in enumerate(players)]
+        ax.legend(handles=handles, loc="lower left", fontsize=7, frameon=True, framealpha=0.9)
     ax.set_xlim(pos[:, 0].min() - 5, pos[:, 0].max() + 5)
     ax.set_ylim(pos[:, 1].max() + 6, pos[:, 1].min() - 5)
     ax.set_axis_off()
@@ -43,9 +74,10 @@ def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, tit
     return ax
 
 
-def save_board_png(board: Board, owner: np.ndarray, armies: np.ndarray, path: Path, title: str = "") -> Path:
+def save_board_png(board: Board, owner: np.ndarray, armies: np.ndarray, path: Path, title: str = "",
+                   players: Sequence[str] | None = None) -> Path:
     fig, ax = plt.subplots(figsize=(12, 7))
-    draw_board(board, owner, armies, ax, title)
+    draw_board(board, owner, armies, ax, title, players)
     path = Path(path)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")

@@ -1,4 +1,5 @@
-"""Game records as Arrow tables with a fixed schema: the trace contract that notebooks and later stages read.
+"""Game records, and game records as Arrow tables with a fixed schema: the trace contract that notebooks and later
+stages read.
 
 Tables (every row carries `run` and `engine_version`):
 - `games(game_id, seed, n_players, winner, end_reason, turns, actions)`
@@ -11,12 +12,29 @@ Tables (every row carries `run` and `engine_version`):
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
-from riskcore.engine import EVENT_FIELDS
-from riskcore.game import GameRecord
+from riskcore.engine import EVENT_FIELDS, GameState
+
+
+@dataclass
+class GameRecord:
+    """One played game: its seed, the agent spec per seat, and the final state (with its event log)."""
+
+    seed: int
+    agents: list[str]
+    state: GameState
+    actions: int = 0
+    missions: list[int] = field(default_factory=list)
+
+    @property
+    def winner(self) -> int:
+        return self.state.winner
+
 
 I8, I16, I32, I64, STR, BOOL = pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.string(), pa.bool_()
 

@@ -25,11 +25,16 @@ def test_view_arrays_are_read_only_but_follow_the_game():
 
 
 def test_spec_parsing():
-    assert parse_spec("mission:focus=0.8:threshold=0.7") == ("mission", {"focus": 0.8, "threshold": 0.7})
+    assert parse_spec("mission:focus=0.8:threshold=0.7").kwargs == {"focus": 0.8, "threshold": 0.7}
+    assert parse_spec({"name": "mission", "focus": 0.8}) == parse_spec("mission:focus=0.8")
     with pytest.raises(AgentSpecError, match="name=value"):
         parse_spec("mission:focus")
-    with pytest.raises(AgentSpecError, match="unexpected keyword argument 'speed'"):
+    with pytest.raises(AgentSpecError, match="unknown parameter 'speed'"):
         make_agent("mission:speed=2", 0, np.random.default_rng(0))
+    with pytest.raises(AgentSpecError, match="focus=true.* must be float"):
+        make_agent("mission:focus=true", 0, np.random.default_rng(0))
+    with pytest.raises(AgentSpecError, match="playouts=2.5.* must be int"):
+        make_agent("mcs:playouts=2.5", 0, np.random.default_rng(0))
 
 
 def test_constrained_mission_agent_attacks_only_mission_targets():

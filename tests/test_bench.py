@@ -1,4 +1,4 @@
-from riskcore.bench import run_bench
+from riskcore.experiments.bench import run_bench
 
 
 def test_bench_writes_its_table(tmp_path):
@@ -9,7 +9,7 @@ def test_bench_writes_its_table(tmp_path):
 
 
 def test_recognition_bench_scores_every_setting(small_run, tmp_path):
-    from riskcore.bench import bench_recognition
+    from riskcore.experiments.bench import bench_recognition
     from riskcore.recognition.pipeline import ensure_features
 
     ensure_features("mixed", "cards6", small_run, workers=1, progress=False)

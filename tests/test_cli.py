@@ -104,7 +104,7 @@ def test_search_experiment_rejects_negative_deep_positions(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["--seeds", "91,93"], "--validation-seed 93 is also a training seed"),
+    (["--seeds", "91,93"], "validation seed 93 is also a training seed"),
     (["--seeds", "91,x"], "expected comma-separated integer seeds, got '91,x'"),
     (["--players", "4"], "invalid choice: 4"),
 ])
@@ -126,3 +126,34 @@ def test_train_scorer_writes_the_file_it_is_given(tmp_path, capsys):
     assert str(out) in capsys.readouterr().out
     from riskcore.search.endscore import load_scorer
     assert set(load_scorer(2, out).models) == {1, 2}
+
+
+@pytest.mark.parametrize("sql,needle", [("SELEC 1", "syntax error"), ("SELECT nope FROM games", "nope"),
+                                        ("DROP TABLE games", "DROP statements are refused"),
+                                        ("SELECT 1; SELECT 2", "one SQL statement")])
+def test_db_sql_errors_are_one_line_without_a_traceback(tmp_path, capsys, sql, needle):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    capsys.readouterr()
+    assert main(["db", "--sql", sql] + data) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+    assert query("SELECT count(*) AS n FROM games", data_dir=tmp_path).n[0] == 6  # nothing was dropped
+
+
+def test_db_prints_each_table_with_its_rows_and_columns(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path)]
+    main(SIM + data)
+    capsys.readouterr()
+    assert main(["db"] + data) == 0
+    out = capsys.readouterr().out
+    assert "games (6 rows)" in out and "    run VARCHAR, game_id INTEGER" in out
+
+
+def test_every_simulate_option_has_help_and_shows_its_default(capsys):
+    with pytest.raises(SystemExit):
+        main(["simulate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for option, default in (("--players", "4"), ("--agents", "mission"), ("--seed", "0"), ("--board", "classic"),
+                            ("--turn-cap", "400"), ("--chunk", "25"), ("--fortify", "adjacent")):
+        assert option in text and f"(default: {default})" in text, option

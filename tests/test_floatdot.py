@@ -18,7 +18,7 @@ from riskcore.board import load_board
 from riskcore.floatdot import dot
 from riskcore.search.endscore import load_scorer
 from riskcore.search.endtrain import fit
-from riskcore.search.minimax import Search, SearchNode
+from riskcore.agents.minimax_search import Search, SearchNode
 rng = np.random.default_rng(7)
 board = load_board("classic")
 h = hashlib.sha256()

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from riskcore.search.drafting import border_security, bsr_allocation
+from riskcore.agents.drafting import border_security, bsr_allocation
 from riskcore.agents.mcs import determinise
 from riskcore.board import load_board
 from riskcore.config import GameConfig
 from riskcore.game import play_game
-from riskcore.search.minimax import Search, SearchNode
-from riskcore.search.simple import expected_battle, features
+from riskcore.agents.minimax_search import Search, SearchNode, features
+from riskcore.battle import expected_battle
 from riskcore.simulate import game_seeds
 from tests.test_conformance import InvariantChecker
 

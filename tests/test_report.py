@@ -6,13 +6,14 @@ import pytest
 import yaml
 
 from riskcore.config import GameConfig
-from riskcore.recognition.experiment import run_experiment
-from riskcore.search import cache as search_cache
-from riskcore.search.experiment import CACHE_FILE, GB_VARIANTS, run_search_experiment
-from riskcore.reporting import FIGURES, NOTEBOOKS, build_report
+from riskcore.experiments.recognition import run_experiment
+from riskcore import paths
+from riskcore.experiments import search_cache
+from riskcore.experiments.search import CACHE_NAME, SEARCHES, run_search_experiment
+from riskcore.experiments.report import FIGURES, NOTEBOOKS, build_report
 from riskcore.simulate import RunSpec, simulate
-from riskcore.sweep import load_spec, run_sweep
-from riskcore.tournament import belief_sweep, run_tournament
+from riskcore.experiments.sweep import load_spec, run_sweep
+from riskcore.experiments.tournament import belief_sweep, run_tournament
 
 ROOT = Path(__file__).parents[1]
 
@@ -49,6 +50,7 @@ def pipeline(tmp_path_factory):
     ga["fixed"] = {"population": 6, "generations": 1, "tournaments": 2, "tournament_size": 3, "games_per_pair": 1,
                    "top_k": 2, "children": 1, "mutants": 1, "validation_games": 4, "turn_cap": 40, "depth": 1}
     (root / "ga.yaml").write_text(yaml.safe_dump(ga))
+    assert yaml.safe_load((ROOT / "pipelines" / "genetic_tuning_quick.yaml").read_text())["name"] == ga["name"]
     points = run_sweep(load_spec(root / "ga.yaml"), data, workers=1, progress=False)
     assert (points.status == "ok").all(), points.error.tolist()
     run_search_experiment(n_positions=4, ab_turns=1, gb_turns=2, agent_games=4, data_dir=data, workers=2,
@@ -72,21 +74,34 @@ def test_every_report_figure_is_written(pipeline):
 
 
 def test_report_html_names_and_embeds_every_figure_without_code(pipeline):
+    import re
+
     _, _, html = pipeline
     text = html.read_text()
     for name in FIGURES:
-        assert f"Figure <code>{name}</code>" in text, name
+        assert f'id="fig-{name}"' in text and f"<b>Figure {name}.</b>" in text, name
     assert text.count("data:image/png;base64") >= len(FIGURES)
-    assert "from riskcore" not in text  # code cells are hidden
-    for section in ("Question", "Method", "Results", "Limits"):
-        assert f">{section}<" in text
+    assert not re.search(r"from riskcore\.\w+ import", text)  # code cells are hidden
+    assert "<title>Plan recognition and game AI in RISK</title>" in text
+
+
+def test_every_report_figure_has_alt_text_and_every_section_its_prose(pipeline):
+    import re
+
+    _, _, html = pipeline
+    text = html.read_text()
+    images = re.findall(r"<img [^>]*>", text)
+    assert images and all(re.search(r'alt="[^"]{10,}"', img) for img in images)
+    for part in ("Question.", "What was done.", "What the figures show.", "What it means."):
+        assert text.count(f"<strong>{part}</strong>") >= 4, part  # dataset, recognition, agents, search
+    assert ">Limits<" in text and "nan" not in re.sub(r"<[^>]+>", " ", text).split()
 
 
 def test_the_search_experiment_keeps_every_search_in_its_cache(pipeline):
     data, _, _ = pipeline
-    entries = search_cache.load(data / CACHE_FILE)
-    # 4 positions per player count: AB at 1 turn (2 on the deep position), each variant at 1-2 turns
-    assert len(entries) == 2 * (4 * 1 + 1 + 4 * 2 * len(GB_VARIANTS))
+    entries = search_cache.load(paths.cache_dir(data) / CACHE_NAME)
+    # 4 positions per player count: AB at 1 turn (2 on the deep position), each search at 1-2 turns
+    assert len(entries) == 2 * (4 * 1 + 1 + 4 * 2 * len(SEARCHES))
 
 
 def test_recognition_markdown_reports_targets(pipeline):
@@ -98,7 +113,7 @@ def test_recognition_markdown_reports_targets(pipeline):
 def test_report_html_is_byte_identical_for_the_same_notebook_despite_random_cell_ids(tmp_path, monkeypatch):
     import nbformat
 
-    from riskcore.reporting import build_html
+    from riskcore.experiments.report import build_html
 
     monkeypatch.setenv("RISKCORE_REPORTS", str(tmp_path / "reports"))
     pages = []

@@ -8,9 +8,12 @@ from riskcore.board import load_board
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share
-from riskcore.search.goals import Goal, all_goals, applicable_goals, strike_goals
-from riskcore.search.experiment import (GB_VARIANTS, GOAL_ROOTED, REFERENCES, accuracy_table, estimate_table, judge,
-                                        measure, positions, variant_search)
+from dataclasses import replace
+
+from riskcore.experiments.search import (GOAL_ROOTED, REFERENCES, SEARCHES, accuracy_table, estimate_table, judge,
+                                         measure, policy_search, positions)
+from riskcore.search.goals import Goal, applicable_goals
+from riskcore.search.policy import GoalPolicy, expand
 
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North is N1-N3; N3 borders E1, N1 borders S3
@@ -43,6 +46,14 @@ class OptimalGoal(Goal):
                                                 -m.actions(s).index(a)))
 
 
+def listed(goals, **settings) -> GoalPolicy:
+    """A goal policy whose every turn chooses among `goals` (goal objects made by a test)."""
+    class Listed(GoalPolicy):
+        def turn_goals(self, model):
+            return list(goals)
+    return Listed(**settings)
+
+
 def _position(players=2, seed=0):
     rng = np.random.default_rng(seed)
     owner = rng.integers(0, players, 10)
@@ -56,7 +67,7 @@ def test_gb_equals_ab_when_each_player_has_one_goal_that_is_the_ab_optimum(seed)
     state = _position(2, seed)
     turns = 2
     goal = OptimalGoal({0: 2, 1: 1})  # player 0 moves first with two turns to go, then player 1 with one
-    gb = GBSearch(model, 0, goals=[goal])
+    gb = GBSearch(model, 0, listed([goal]))
     _, actions, gb_value = gb.decide(state, turns)
     ab = MaxN(model)
     ab_best = max(v[0] for v in ab.root(state, turns).values())
@@ -75,7 +86,7 @@ def test_gb_explores_far_fewer_nodes_than_ab():
 def test_node_counts_are_deterministic_for_a_seed():
     a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
     b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    assert a == b and len(a) == 3 * (1 + 1 + len(GB_VARIANTS) * 2)  # AB and random at 1 turn, GB variants at 1, 2
+    assert a == b and len(a) == 3 * (1 + 1 + len(SEARCHES) * 2)  # AB and random at 1 turn, GB searches at 1, 2
 
 
 def test_restricted_opponents_prune_the_all_goals_tree():
@@ -86,7 +97,7 @@ def test_restricted_opponents_prune_the_all_goals_tree():
     assert (gb["GB-restricted"] < gb["GB"]).any().any()  # the restriction bites somewhere
 
 
-def test_accuracy_is_reported_per_gb_variant():
+def test_accuracy_is_reported_per_gb_search():
     rows = [("AB", 0, 1, 100, 60, None, None), ("GB", 0, 1, 10, 20, 1.0, 0.0),
             ("GB-restricted", 0, 1, 5, 10, 0.0, 1.0)]
     nodes = pd.DataFrame(rows, columns=["search", "position", "lookahead", "nodes", "generated", "optimal",
@@ -116,11 +127,21 @@ def test_goals_emit_legal_abstract_actions():
                     break
 
 
-def test_bad_opponent_model_or_root_turn_rejected():
-    with pytest.raises(ValueError, match="opponent_goals"):
-        GBSearch(Model(load_board("small"), 2), 0, opponent_goals="psychic")
-    with pytest.raises(ValueError, match="'psychic'"):
-        GBSearch(Model(load_board("small"), 2), 0, root_turn="psychic")
+@pytest.mark.parametrize("settings,message", [
+    ({"opponents": "psychic"}, "opponents must be one of"), ({"root": "psychic"}, "root must be one of"),
+    ({"kinds": ("secure", "bluff")}, "unknown goal kind 'bluff'"), ({"shortlist": 3}, "shortlist needs"),
+    ({"horizon": (("ranked:x",),)}, "unknown goal kind 'ranked:x'")])
+def test_a_bad_goal_policy_is_rejected_by_name(settings, message):
+    with pytest.raises(ValueError, match=message):
+        GoalPolicy(**settings)
+
+
+def test_a_policy_that_needs_the_end_scorer_refuses_to_search_without_it():
+    model = Model(load_board("small"), 2)
+    for name, policy in SEARCHES.items():
+        if policy.needs_scorer:
+            with pytest.raises(ValueError, match="end_scorer"):
+                GBSearch(model, 0, policy)
 
 
 def test_an_exhaustive_root_turn_is_ab_at_one_turn_and_plays_its_value_below():
@@ -128,12 +149,12 @@ def test_an_exhaustive_root_turn_is_ab_at_one_turn_and_plays_its_value_below():
     for state in positions(5, 3, 23):
         p = state.to_move
         one_turn = MaxN(model).root(state, 1)
-        _, actions, v = GBSearch(model, p, root_turn="exhaustive").decide(state, 1)
+        _, actions, v = GBSearch(model, p, GoalPolicy(root="exhaustive")).decide(state, 1)
         assert v[p] == pytest.approx(max(x[p] for x in one_turn.values()), abs=1e-12)
         assert actions[0] == first_best({a: x[p] for a, x in one_turn.items()}) and actions[-1] == END
         # deeper: the value is GB's tree below the end of the chosen turn; every goal's turn is one of the
         # sequences searched, so the value is at least the goal-based root's
-        hybrid, goals = GBSearch(model, p, root_turn="exhaustive"), GBSearch(model, p)
+        hybrid, goals = GBSearch(model, p, GoalPolicy(root="exhaustive")), GBSearch(model, p)
         _, actions, v = hybrid.decide(state, 2)
         s = state
         for a in actions:
@@ -162,22 +183,17 @@ class ChoiceLog(GBSearch):
         return options
 
 
-@pytest.mark.parametrize("root_turn", ["goals", "exhaustive"])
-def test_reply_goals_replace_the_goals_of_the_first_reply_only(root_turn):
+@pytest.mark.parametrize("root", ["goals", "exhaustive"])
+def test_reply_kinds_widen_the_goals_of_the_first_reply_only(root):
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(4, 3, 31):
         p = state.to_move
-        plain = GBSearch(model, p, root_turn=root_turn).decide(state, 3)
-        same = GBSearch(model, p, root_turn=root_turn, reply_goals=all_goals(model))
-        assert same.decide(state, 3)[2] == pytest.approx(plain[2], abs=1e-12)
-        gb = ChoiceLog(model, p, root_turn=root_turn, reply_goals=[Goal("secure")])
+        gb = ChoiceLog(model, p, GoalPolicy(root=root, reply=("grab",)))
         gb.log = []
         gb.decide(state, 3)
-        first_reply = [kinds for turns, kinds in gb.log if turns == 2]
-        assert first_reply and all(kinds == {"secure"} for kinds in first_reply)
+        with_grab = {turns for turns, kinds in gb.log if "grab" in kinds}
+        assert with_grab == {2}  # the first reply, and only it
         assert any(kinds - {"secure"} for turns, kinds in gb.log if turns == 1)  # the second reply: all goals
-        if root_turn == "goals":
-            assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is None)  # the root player's own
 
 
 def _turn_ends(model, x):
@@ -193,35 +209,6 @@ def _turn_size(model, x):
     """States of the mover's turn below `x`, each end once."""
     return sum(1 + (0 if a == END or model.terminal(y) else _turn_size(model, y))
                for a in model.actions(x) for y in [model.apply(x, a)])
-
-
-def test_own_turns_are_searched_like_ab_and_the_opponents_by_their_goals():
-    model = Model(load_board("small"), 2, max_attacks=2)
-    for state in positions(3, 2, 41):
-        p, q = state.to_move, 1 - state.to_move
-        gb, ab = GBSearch(model, p, own_turns="exhaustive"), MaxN(model)
-        assert np.array_equal(gb.value(state, 1), ab.value(state, 1))
-        ends = _turn_ends(model, state)
-        assert gb.nodes == 1 + _turn_size(model, state) + len(ends)  # an end is also the next level's node
-        # three turns, own-opponent-own: the opponent picks its best goal against our exact last turn
-        best = -np.inf
-        for y in ends:
-            goals = GBSearch(model, p)
-            replies = [MaxN(model).value(goals.simulate(y, g)[0], 1) for g in goals.choices(y)]
-            best = max(best, replies[int(np.argmax([r[q] for r in replies]))][p])
-        assert GBSearch(model, p, own_turns="exhaustive").value(state, 3)[p] == pytest.approx(best, abs=1e-12)
-
-
-def test_root_goals_replace_the_goals_of_the_root_choice_only():
-    model = Model(load_board("small"), 3, max_attacks=2)
-    for state in positions(3, 3, 43):
-        gb = ChoiceLog(model, state.to_move, root_goals=[Goal("secure")])
-        gb.log = []
-        gb.decide(state, 2)
-        assert [kinds for turns, kinds in gb.log if turns is None] == [{"secure"}]
-        assert any(kinds - {"secure"} for turns, kinds in gb.log if turns is not None)
-        with pytest.raises(ValueError, match="own_turns must be"):
-            GBSearch(model, 0, own_turns="psychic")
 
 
 def test_transposition_table_keeps_the_plain_tree_size_and_values():
@@ -340,14 +327,14 @@ def test_references_are_judged_against_ab_at_the_same_lookahead():
 def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
                          for r in measure(p, 2, 2, 2, 2, "small")])
-    assert set(estimate_table(rows).search) == {"AB", *GOAL_ROOTED} and set(GOAL_ROOTED) < set(GB_VARIANTS)
+    assert set(estimate_table(rows).search) == {"AB", *GOAL_ROOTED} and set(GOAL_ROOTED) < set(SEARCHES)
     table = accuracy_table(rows)
-    assert set(table.search) == {*GB_VARIANTS, *REFERENCES}
+    assert set(table.search) == {*SEARCHES, *REFERENCES}
     assert (table[table.search == REFERENCES[1]].node_share == 0).all()
 
 
 def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal():
-    hybrids = {name for name, v in GB_VARIANTS.items() if v.root_turn == "exhaustive"}
+    hybrids = {name for name, v in SEARCHES.items() if v.root == "exhaustive"}
     assert hybrids and not hybrids & set(GOAL_ROOTED)
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(4, 3, 29):
@@ -355,27 +342,34 @@ def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal
         for name in hybrids:
             assert rows.loc[(name, 1), "optimal"] == 1.0 and rows.loc[(name, 1), "relative_loss"] == 0.0
             assert rows.loc[(name, 2), "goal"] == "" and np.isnan(rows.loc[(name, 2), "goals_at_root"])
-            twin = variant_search(model, state.to_move, GB_VARIANTS[name]._replace(root_turn="goals"))
+            twin = policy_search(model, state.to_move, replace(SEARCHES[name], root="goals"))
             twin.decide(state, 2)
             assert rows.loc[(name, 2), "nodes"] > twin.nodes  # every root turn, not g goals, above the same tree
 
 
-def test_a_reply_variant_differs_from_its_base_only_below_the_root_turn():
-    with_reply = [name for name, v in GB_VARIANTS.items() if v.reply and v._replace(reply=()) in GB_VARIANTS.values()]
+def test_a_reply_widened_search_differs_from_its_base_only_below_the_root_turn():
+    with_reply = [name for name, v in SEARCHES.items() if v.reply]
     assert with_reply
+    model = Model(load_board("small"), 2, max_attacks=2)
     for state in positions(3, 2, 37):
-        rows = pd.DataFrame(measure(state, 2, 1, 2, 2, "small")).set_index(["search", "lookahead"])
         for name in with_reply:
-            base = next(n for n, v in GB_VARIANTS.items() if v == GB_VARIANTS[name]._replace(reply=()))
-            assert rows.loc[(name, 1), "nodes"] == rows.loc[(base, 1), "nodes"]  # no reply within one turn
-            assert rows.loc[(name, 2), "nodes"] > rows.loc[(base, 2), "nodes"]  # more goals for the reply
+            nodes = {}
+            for L in (1, 2):
+                # without horizon goals, which take the place of the reply's near the horizon
+                widened = replace(SEARCHES[name], horizon=())
+                for label, policy in (("reply", widened), ("base", replace(widened, reply=()))):
+                    gb = policy_search(model, state.to_move, policy)
+                    gb.decide(state, L)
+                    nodes[label, L] = gb.nodes
+            assert nodes["reply", 1] == nodes["base", 1]  # no reply within one turn
+            assert nodes["reply", 2] > nodes["base", 2]  # more goals for the reply
 
 
 def test_grab_plays_the_turn_that_exhaustive_one_turn_search_values_most():
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(6, 3, 21):
         p = state.to_move
-        after, actions = GBSearch(model, p, goals=[Goal("grab")]).simulate(state, Goal("grab"))
+        after, actions = GBSearch(model, p, GoalPolicy(kinds=("grab",))).simulate(state, Goal("grab"))
         best = max(v[p] for v in MaxN(model).root(state, 1).values())
         assert actions[-1] == END and model.evaluate(after)[p] == pytest.approx(best, abs=1e-12)
 
@@ -384,7 +378,7 @@ def test_a_searched_goal_plans_its_turn_once_and_takes_the_steps_stepwise_search
     model = Model(load_board("small"), 3, max_attacks=3)
     for state in positions(4, 3, 22):
         p = state.to_move
-        for goal in [Goal("grab"), *applicable_goals(model, state, p, strike_goals(model))[:3]]:
+        for goal in [Goal("grab"), *applicable_goals(model, state, p, expand(model, ("strike",)))[:3]]:
             before = model.generated
             planned = goal.plan(model, state, p)
             plan_cost, before = model.generated - before, model.generated
@@ -404,27 +398,13 @@ def test_strike_goals_are_the_placements_each_followed_by_the_best_rest_of_the_t
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(6, 3, 21):
         p = state.to_move
-        strikes = applicable_goals(model, state, p, strike_goals(model))
+        strikes = applicable_goals(model, state, p, expand(model, ("strike",)))
         assert [("place", g.target) for g in strikes] == model.placements(state)
         one_turn = MaxN(model).root(state, 1)
         for g in strikes:
-            after, actions = GBSearch(model, p, goals=strikes).simulate(state, g)
+            after, actions = GBSearch(model, p, GoalPolicy(kinds=("strike",))).simulate(state, g)
             assert actions[0] == ("place", g.target) and actions[-1] == END
             assert model.evaluate(after)[p] == pytest.approx(one_turn[actions[0]][p], abs=1e-12)
         best = max(one_turn.values(), key=lambda v: v[p])[p]  # grab is the best strike by the turn's own value
         grab_after, _ = GBSearch(model, p).simulate(state, Goal("grab"))
         assert model.evaluate(grab_after)[p] == pytest.approx(best, abs=1e-12)
-
-
-def test_the_own_turns_variant_leaves_goals_only_at_the_root_players_second_turn():
-    name = next(n for n, v in GB_VARIANTS.items() if v.own_turns == "exhaustive")
-    model = Model(load_board("small"), 2, max_attacks=2)
-    for state in positions(2, 2, 47):
-        rows = pd.DataFrame(measure(state, 2, 1, 3, 2, "small")).set_index(["search", "lookahead"])
-        for L in (1, 2, 3):
-            twin = variant_search(model, state.to_move, GB_VARIANTS[name]._replace(own_turns="goals"))
-            twin.decide(state, L)
-            if L < 3:  # 2 players: the root player's second turn is the third
-                assert rows.loc[(name, L), "nodes"] == twin.nodes
-            else:
-                assert rows.loc[(name, L), "nodes"] > twin.nodes

@@ -7,10 +7,11 @@ import pyarrow as pa
 import pytest
 
 from riskcore.board import load_board
-from riskcore.search import cache as search_cache
-from riskcore.search import experiment
+from riskcore import paths
+from riskcore.experiments import search as experiment
+from riskcore.experiments import search_cache
+from riskcore.experiments.search import SEARCHES, measure, positions
 from riskcore.search.abstract import Model
-from riskcore.search.experiment import GB_VARIANTS, measure, positions
 from riskcore.storage import write_parquet
 
 
@@ -50,17 +51,17 @@ def test_a_cached_result_is_what_the_rows_report(measured):
     assert rows.loc[("AB", 2), "nodes"] == 12345  # read, not searched again
 
 
-def test_the_cache_misses_when_settings_variant_position_or_code_change(measured, monkeypatch):
+def test_the_cache_misses_when_settings_search_position_or_code_change(measured, monkeypatch):
     states, cache, _ = measured
     model = Model(load_board("small"), 3, 2)
     base = search_cache.entry_key(model, states[0], 2)
     assert base in cache
-    variants = list(GB_VARIANTS.values())
+    policies = list(SEARCHES.values())
     others = [search_cache.entry_key(Model(load_board("small"), 3, 3), states[0], 2),
               search_cache.entry_key(Model(load_board("classic"), 3, 2), states[0], 2),
               search_cache.entry_key(model, states[1], 2), search_cache.entry_key(model, states[0], 1),
-              search_cache.entry_key(model, states[0], 2, tuple(variants[0])),
-              search_cache.entry_key(model, states[0], 2, tuple(variants[1]))]
+              search_cache.entry_key(model, states[0], 2, (repr(policies[0]),)),
+              search_cache.entry_key(model, states[0], 2, (repr(policies[1]),))]
     targeted = Model(load_board("small"), 3, 2, targets={0: np.arange(10) < 3})
     others.append(search_cache.entry_key(targeted, states[0], 2))
     assert len({base, *others}) == len(others) + 1
@@ -98,7 +99,7 @@ def test_an_interrupted_run_keeps_the_searches_its_finished_tasks_did(tmp_path, 
     with pytest.raises(KeyboardInterrupt):
         experiment.run_search_experiment(n_positions=2, ab_turns=1, gb_turns=1, agent_games=1, data_dir=tmp_path,
                                          workers=1, progress=False)
-    saved = search_cache.load(tmp_path / experiment.CACHE_FILE)
+    saved = search_cache.load(paths.cache_dir(tmp_path) / experiment.CACHE_NAME)
     first: dict = {}
     measure(calls[0][0], 2, 1, 1, 2, "small", first)  # the first task's position, as the run measured it
     assert saved and saved == first

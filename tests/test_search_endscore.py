@@ -9,16 +9,25 @@ import pytest
 from riskcore.board import load_board
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.endfeatures import FEATURES, end_features
-from riskcore.search.endscore import SCORER_FILE, EndScorer, from_json, load_scorer, to_json, turn_ends
-from riskcore.search.endtrain import RECIPE, agreement, fit, store_scorer, train_scorer
+from dataclasses import replace
+
+from riskcore.experiments.scorer import train_scorer
+from riskcore.experiments.search import SEARCHES, _policy_key, policy_search, positions
+from riskcore.search.endscore import EndScorer, from_json, load_scorer, scorer_path, to_json, turn_ends
+from riskcore.search.endtrain import RECIPE, agreement, fit, store_scorer
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch
-from riskcore.search.goals import Goal, all_goals, ranked_goals, strike_goals
-from riskcore.search.experiment import GB_VARIANTS, _variant_key, positions, uses_scorer, variant_search
+from riskcore.search.goals import Goal
+from riskcore.search.policy import BASE_KINDS, GoalPolicy, expand
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North (bonus 2) is N1-N3; N3 borders E1, N1 borders S3
 F = {name: i for i, name in enumerate(FEATURES)}
 OWN_VALUE = EndScorer({1: (np.eye(len(FEATURES))[0], np.zeros(len(FEATURES)), np.ones(len(FEATURES)))})
+STRIKES = (*BASE_KINDS, "strike")
+
+
+def ranked_goals(n):
+    return [Goal("ranked", i) for i in range(n)]
 
 
 def _north_vs_rest(armies: dict[int, int], to_move: int = 1) -> AState:
@@ -77,10 +86,9 @@ def test_turn_ends_are_distinct_and_each_replays_from_its_actions():
 
 def test_an_own_value_scorer_makes_the_learned_strike_search_exactly_gb_strike():
     m = Model(load_board("small"), 2, 2)
-    goals = all_goals(m) + strike_goals(m)
     for s in positions(3, 2, 8):
-        plain = GBSearch(m, s.to_move, goals=goals)
-        scored = GBSearch(m, s.to_move, goals=goals, end_scorer=OWN_VALUE, strike_ends="learned")
+        plain = GBSearch(m, s.to_move, GoalPolicy(kinds=STRIKES))
+        scored = GBSearch(m, s.to_move, GoalPolicy(kinds=STRIKES, strike_ends="learned"), OWN_VALUE)
         goal, actions, v = plain.decide(s, 3)
         goal2, actions2, v2 = scored.decide(s, 3)
         assert (goal, actions) == (goal2, actions2) and np.array_equal(v, v2) and plain.nodes == scored.nodes
@@ -92,10 +100,9 @@ def _first_strike(gb: GBSearch, s: AState):
 
 def test_exact_own_ends_take_the_end_exact_search_values_most_and_count_its_whole_tree():
     m = Model(load_board("small"), 2, 2)
-    goals = all_goals(m) + strike_goals(m)
     for s in positions(3, 2, 8):
         p = s.to_move
-        gb = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1)
+        gb = GBSearch(m, p, GoalPolicy(kinds=STRIKES, exact_own_ends=1), OWN_VALUE)
         goal = _first_strike(gb, s)
         end, actions = gb.simulate(s, goal, after=1)
         x = m.apply(s, ("place", goal.target))
@@ -111,13 +118,11 @@ def test_exact_own_ends_take_the_end_exact_search_values_most_and_count_its_whol
 
 def test_exact_own_ends_leave_the_opponents_and_the_last_turn_alone():
     m = Model(load_board("small"), 2, 2)
-    goals = all_goals(m) + strike_goals(m)
     for s in positions(3, 2, 8):
-        goal = _first_strike(GBSearch(m, s.to_move, goals=goals), s)
+        goal = _first_strike(GBSearch(m, s.to_move, GoalPolicy(kinds=STRIKES)), s)
         for root, after in ((1 - s.to_move, 1), (s.to_move, 0), (s.to_move, 2)):
-            plain = GBSearch(m, root, goals=goals, end_scorer=OWN_VALUE, strike_ends="learned")
-            exact = GBSearch(m, root, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1,
-                             strike_ends="learned")
+            plain = GBSearch(m, root, GoalPolicy(kinds=STRIKES, strike_ends="learned"), OWN_VALUE)
+            exact = GBSearch(m, root, GoalPolicy(kinds=STRIKES, exact_own_ends=1, strike_ends="learned"), OWN_VALUE)
             end, actions = plain.simulate(s, goal, after)
             end2, actions2 = exact.simulate(s, goal, after)
             assert end.key() == end2.key() and actions == actions2 and plain.nodes == exact.nodes
@@ -125,21 +130,20 @@ def test_exact_own_ends_leave_the_opponents_and_the_last_turn_alone():
 
 def test_a_shortlist_searches_only_the_scorers_best_ends_exactly():
     m = Model(load_board("small"), 2, 2)
-    goals = all_goals(m) + strike_goals(m)
     narrowed = 0
     for s in positions(4, 2, 8):
         p = s.to_move
-        goal = _first_strike(GBSearch(m, p, goals=goals), s)
+        goal = _first_strike(GBSearch(m, p, GoalPolicy(kinds=STRIKES)), s)
         x = m.apply(s, ("place", goal.target))
         ends = turn_ends(m, x)
         own = [end_features(m, z, p)[0] for z, _ in ends]
         top = sorted(sorted(range(len(ends)), key=lambda i: -own[i])[:2])  # stable: ties keep the walk's order
         trees = {i: MaxN(m) for i in top}
         pick = first_best({i: float(trees[i].value(ends[i][0], 1)[p]) for i in top})
-        short = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=2)
+        short = GBSearch(m, p, GoalPolicy(kinds=STRIKES, exact_own_ends=1, shortlist=2), OWN_VALUE)
         end, actions = short.simulate(s, goal, after=1)
         assert end.key() == ends[pick][0].key() and actions == [("place", goal.target), *ends[pick][1]]
-        full = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1)
+        full = GBSearch(m, p, GoalPolicy(kinds=STRIKES, exact_own_ends=1), OWN_VALUE)
         full.simulate(s, goal, after=1)
         all_trees = [MaxN(m) for _ in ends]
         for ab, (z, _) in zip(all_trees, ends):
@@ -147,23 +151,26 @@ def test_a_shortlist_searches_only_the_scorers_best_ends_exactly():
         walk = full.nodes - 1 - sum(ab.nodes for ab in all_trees)  # the walk counts once, whatever the shortlist
         assert short.nodes == 1 + walk + sum(ab.nodes for ab in trees.values())
         narrowed += len(ends) > 2
-        wide = GBSearch(m, p, goals=goals, end_scorer=OWN_VALUE, exact_own_ends=1, exact_shortlist=len(ends))
+        wide = GBSearch(m, p, GoalPolicy(kinds=STRIKES, exact_own_ends=1, shortlist=len(ends)), OWN_VALUE)
         assert wide.simulate(s, goal, after=1)[1] == full.simulate(s, goal, after=1)[1]
     assert narrowed  # some position had more ends than the shortlist keeps
 
 
-@pytest.mark.parametrize("options, message", [
+@pytest.mark.parametrize("settings, message", [
     ({"exact_own_ends": -1}, "exact_own_ends must be >= 0, got -1"),
-    ({"exact_own_ends": 1, "exact_shortlist": -2, "end_scorer": OWN_VALUE}, "exact_shortlist must be >= 0, got -2"),
-    ({"exact_own_ends": 1, "exact_shortlist": 3}, "exact_shortlist needs an end_scorer"),
-    ({"exact_shortlist": 3, "end_scorer": OWN_VALUE}, "exact_shortlist needs .* exact_own_ends > 0"),
-    ({"goals": ranked_goals(2)}, "ranked goals need an end_scorer"),
-    ({"horizon_goals": ([Goal("grab")], ranked_goals(1))}, "ranked goals need an end_scorer"),
-    ({"strike_ends": "learned"}, "strike_ends='learned' needs an end_scorer"),
-    ({"strike_ends": "best", "end_scorer": OWN_VALUE}, "strike_ends must be 'value' or 'learned', got 'best'")])
-def test_bad_end_scorer_options_are_rejected_by_name(options, message):
+    ({"exact_own_ends": 1, "shortlist": -2}, "shortlist must be >= 0, got -2"),
+    ({"shortlist": 3}, "a shortlist needs exact_own_ends > 0"),
+    ({"strike_ends": "best"}, "strike_ends must be one of .* got 'best'")])
+def test_bad_end_options_are_rejected_by_name(settings, message):
     with pytest.raises(ValueError, match=message):
-        GBSearch(Model(load_board("small"), 2, 2), 0, **options)
+        GoalPolicy(**settings)
+
+
+@pytest.mark.parametrize("settings", [{"exact_own_ends": 1, "shortlist": 3}, {"kinds": ("ranked:2",)},
+                                      {"horizon": (("grab",), ("ranked:1",))}, {"strike_ends": "learned"}])
+def test_policies_that_rank_or_learn_ends_need_the_scorer(settings):
+    with pytest.raises(ValueError, match="end_scorer"):
+        GBSearch(Model(load_board("small"), 2, 2), 0, GoalPolicy(**settings))
 
 
 def test_the_scorer_picks_the_first_best_scored_end():
@@ -213,7 +220,7 @@ def test_the_stored_scorers_record_their_recipe_and_beat_the_own_value_rule_on_v
     for players in (2, 3):
         scorer = load_scorer(players)
         assert set(scorer.models) == {1, 2}
-    stored = json.loads(SCORER_FILE.read_text())
+    stored = json.loads(scorer_path().read_text())
     assert stored["features"] == list(FEATURES)
     for record in stored["scorers"].values():
         assert record["recipe"] == RECIPE and record["validation_seed"] not in record["seeds"]
@@ -233,17 +240,17 @@ def test_a_bad_scorer_file_is_rejected_by_name(tmp_path, text, message):
     assert "bad.json" in str(e.value)
 
 
-def test_the_learned_variant_is_deterministic_and_keyed_on_the_stored_weights(monkeypatch):
+def test_the_learned_searches_are_deterministic_and_keyed_on_the_stored_weights(monkeypatch):
     m = Model(load_board("small"), 2, 2)
-    variant = GB_VARIANTS["GB+learned strike"]
     s = positions(1, 2, 12)[0]
-    runs = [variant_search(Model(load_board("small"), 2, 2), s.to_move, variant).decide(s, 3) for _ in range(2)]
+    runs = [policy_search(Model(load_board("small"), 2, 2), s.to_move, SEARCHES["GB+learned strikes"]).decide(s, 3)
+            for _ in range(2)]
     assert runs[0][:2] == runs[1][:2] and np.array_equal(runs[0][2], runs[1][2])
-    keys = {name: _variant_key(m, s, 3, v) for name, v in GB_VARIANTS.items()}
-    monkeypatch.setattr("riskcore.search.experiment.load_scorer", lambda players: OWN_VALUE)
-    learned = {name for name, v in GB_VARIANTS.items() if uses_scorer(v)}
-    assert "GB+learned strike" in learned and any(v.horizon for name, v in GB_VARIANTS.items() if name in learned)
-    assert {name for name, v in GB_VARIANTS.items() if _variant_key(m, s, 3, v) != keys[name]} == learned
+    keys = {name: _policy_key(m, s, 3, v) for name, v in SEARCHES.items()}
+    monkeypatch.setattr("riskcore.experiments.search.load_scorer", lambda players: OWN_VALUE)
+    learned = {name for name, v in SEARCHES.items() if v.needs_scorer}
+    assert learned == {"GB+learned strikes", "AB turn + GB"}
+    assert {name for name, v in SEARCHES.items() if _policy_key(m, s, 3, v) != keys[name]} == learned
 
 
 def test_from_json_round_trips():
@@ -252,7 +259,7 @@ def test_from_json_round_trips():
 
 @pytest.mark.slow
 def test_retraining_reproduces_the_stored_two_player_weights():
-    stored = json.loads(SCORER_FILE.read_text())["scorers"]["2"]
+    stored = json.loads(scorer_path().read_text())["scorers"]["2"]
     scorer, record = train_scorer(2, tuple(stored["seeds"]), stored["validation_seed"], stored["positions_per_seed"],
                                   progress=False)
     for k, (w, mu, sd) in load_scorer(2).models.items():
@@ -266,7 +273,7 @@ def test_ranked_turns_are_every_distinct_end_of_the_whole_turn_best_scored_first
     for s in positions(3, 3, 14):
         p = s.to_move
         ends = turn_ends(m, s)  # from the placement: the whole turn
-        gb = GBSearch(m, p, goals=ranked_goals(len(ends) + 2), end_scorer=OWN_VALUE)
+        gb = GBSearch(m, p, GoalPolicy(kinds=(f"ranked:{len(ends) + 2}",)), OWN_VALUE)
         options = gb.choices(s, 3)
         assert options == ranked_goals(len(ends))  # as many ranked turns as the turn has distinct ends
         own = [m.evaluate(z)[p] for z, _ in ends]
@@ -285,7 +292,7 @@ def test_the_first_ranked_turn_with_no_turn_after_is_grabs_turn():
     other = EndScorer({1: (weights, np.zeros(len(FEATURES)), np.ones(len(FEATURES)))})
     for s in positions(4, 3, 15):
         p = s.to_move
-        gb = GBSearch(m, p, goals=ranked_goals(1), end_scorer=other)
+        gb = GBSearch(m, p, GoalPolicy(kinds=("ranked:1",)), other)
         ranked, _ = gb.simulate(s, Goal("ranked", 0), after=0)
         grabbed, _ = GBSearch(m, p).simulate(s, Goal("grab"))
         assert m.evaluate(ranked)[p] == pytest.approx(m.evaluate(grabbed)[p], abs=1e-12)
@@ -294,7 +301,7 @@ def test_the_first_ranked_turn_with_no_turn_after_is_grabs_turn():
 def test_a_ranked_turn_is_walked_and_scored_once_per_state():
     m = Model(load_board("small"), 2, 2)
     s = positions(1, 2, 16)[0]
-    gb = GBSearch(m, s.to_move, goals=ranked_goals(3), end_scorer=OWN_VALUE)
+    gb = GBSearch(m, s.to_move, GoalPolicy(kinds=("ranked:3",)), OWN_VALUE)
     gb.choices(s, 2)
     before = m.generated
     gb.choices(s, 2)
@@ -305,8 +312,8 @@ def test_a_ranked_turn_is_walked_and_scored_once_per_state():
 def test_horizon_goals_replace_the_goal_lists_of_the_last_turns_only():
     m = Model(load_board("small"), 3, 2)
     for s in positions(3, 3, 17):
-        gb = GBSearch(m, s.to_move, root_turn="exhaustive", reply_goals=all_goals(m) + strike_goals(m),
-                      horizon_goals=([Goal("grab")], ranked_goals(2)), end_scorer=OWN_VALUE)
+        gb = GBSearch(m, s.to_move, GoalPolicy(root="exhaustive", reply=("strike",), horizon=(("grab",), ("ranked:2",))),
+                      OWN_VALUE)
         log = logged_choices(gb)
         gb.decide(s, 4)
         kinds = {turns: {g.kind for _, goals in [(t, g) for t, g in log if t == turns] for g in goals}
@@ -327,16 +334,14 @@ def test_a_ranked_goal_outside_gb_search_says_it_needs_the_scorer():
 
 def test_the_ranked_reply_adds_the_four_best_ranked_turns_to_the_first_reply_only():
     m = Model(load_board("small"), 3, 2)
-    ranked = GB_VARIANTS["AB turn + GB + ranked reply + ranked horizon"]
-    base = GB_VARIANTS["AB turn + GB + reply strike + ranked horizon"]
-    assert ranked == base._replace(reply=("strike", "ranked:4"))
-    assert GB_VARIANTS["AB turn + GB + ranked reply + ranked:5 horizon"] == ranked._replace(
-        horizon=(("grab",), ("ranked:5",)))
-    with_ranked, without = variant_search(m, 0, ranked), variant_search(m, 0, base)
+    ranked = SEARCHES["AB turn + GB"]
+    base = replace(ranked, reply=("strike",))
+    assert ranked.reply == ("strike", "ranked:4")
+    with_ranked, without = policy_search(m, 0, ranked), policy_search(m, 0, base)
     assert with_ranked.reply_goals == without.reply_goals + ranked_goals(4)
     assert with_ranked.goals == without.goals and with_ranked.horizon_goals == without.horizon_goals
     for s in positions(2, 3, 19):
-        gb = variant_search(m, s.to_move, ranked)
+        gb = policy_search(m, s.to_move, ranked)
         log = logged_choices(gb)
         gb.decide(s, 4)
         reply = [g for turns, goals in log if turns == 3 for g in goals]

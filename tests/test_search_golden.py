@@ -10,9 +10,12 @@ import pytest
 from riskcore.board import load_board
 from riskcore.search.abstract import AState, Model
 from riskcore.search.exhaustive import MaxN
-from riskcore.search.experiment import GB_VARIANTS, variant_search
+from riskcore.experiments.search import SEARCHES, policy_search
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "search.json").read_text())
+# the searches' names when the golden file was recorded
+NAMES = {"GB": "GB", "GB-restricted": "GB-restricted", "GB+learned strike + exact top-5 own ends": "GB+learned strikes",
+         "AB turn + GB + ranked reply + ranked horizon": "AB turn + GB"}
 POSITIONS = list(enumerate(GOLDEN["positions"]))
 
 
@@ -36,7 +39,7 @@ def test_gb_decisions_and_node_counts_are_unchanged(i, rec):
     for name, by_lookahead in rec["gb"].items():
         for L, want in by_lookahead.items():
             before = model.generated
-            gb = variant_search(model, s.to_move, GB_VARIANTS[name])
+            gb = policy_search(model, s.to_move, SEARCHES[NAMES[name]])
             goal, actions, value = gb.decide(s, int(L))
             got = {"nodes": gb.nodes, "generated": model.generated - before, "goal": goal.name if goal else "",
                    "actions": [list(a) for a in actions], "value": value.tolist()}

@@ -1,4 +1,4 @@
-from riskcore.summary import win_rates, write_summary
+from riskcore.experiments.summary import win_rates, write_summary
 
 
 def test_win_rates_have_wilson_intervals_around_the_rate(small_run):

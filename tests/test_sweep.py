@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from riskcore import sweep as sweep_module
+from riskcore.experiments import sweep as sweep_module
 from riskcore.cli import main
 from riskcore.db import query
-from riskcore.sweep import SpecError, load_spec, run_sweep
+from riskcore.experiments.sweep import SpecError, load_spec, run_sweep
 
 NOTEBOOK = Path(__file__).parent / "notebooks" / "square_point.py"
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from riskcore.tournament import bradley_terry, lineups, run_tournament
+from riskcore.experiments.tournament import bradley_terry, lineups, run_tournament
 
 
 def test_bradley_terry_recovers_the_order_of_true_strengths():
@@ -29,4 +29,3 @@ def test_tournament_table_has_wilson_intervals_and_ratings(tmp_path, monkeypatch
     assert set(table.agent) == {"random", "domination", "mission"}
     assert (table.games == 12).all()
     assert ((table.ci_low <= table.win_rate) & (table.win_rate <= table.ci_high)).all()
-    assert (tmp_path / "reports" / "figures" / "tournament-t.png").exists()

@@ -1,8 +1,8 @@
 # %% [markdown]
 # # Genetic tuning of the minimax weights: one run
 # Runs (or resumes) the GA of `riskcore.tuning.genetic` and validates the tuned weights head-to-head against the
-# initial equal weights. Executed by `riskcore sweep pipelines/genetic_tuning.yaml`; results go to `ga_history`
-# and `ga_validation`.
+# initial equal weights (`riskcore.experiments.genetic`). Executed by `riskcore sweep pipelines/genetic_tuning.yaml`;
+# results go to `ga_history` and `ga_validation`.
 
 # %% tags=["parameters"]
 population: int = 100  # genes in the population
@@ -23,26 +23,17 @@ point: str = ""  # set by the sweep runner
 output_dir: str = ""  # set by the sweep runner: where result tables go
 
 # %%
-import numpy as np
-import pandas as pd
-
-from riskcore import paths
+from riskcore.experiments.genetic import tune_and_validate
 from riskcore.notebook import emit
-from riskcore.tuning.genetic import GAConfig, agent_spec, best_gene, run_ga
-from riskcore.tuning.validate import head_to_head
+from riskcore.tuning.genetic import GAConfig
 
 cfg = GAConfig(population=population, generations=generations, tournaments=tournaments,
                tournament_size=tournament_size, games_per_pair=games_per_pair, top_k=top_k, children=children,
                mutants=mutants, turn_cap=turn_cap, depth=depth, width=width, seed=seed)
-checkpoints = paths.data_dir() / "tuning" / f"{sweep or 'interactive'}-{point or 'ga'}"
-history = run_ga(cfg, checkpoints, progress=False)
-emit(history.assign(seed=seed), "ga_history", output_dir)
+history, validation = tune_and_validate(cfg, validation_games, name=f"{sweep or 'interactive'}-{point or 'ga'}")
+emit(history, "ga_history", output_dir)
+emit(validation, "ga_validation", output_dir)
 history.groupby("generation").fitness.agg(["mean", "max"]).round(3)
 
 # %%
-tuned = best_gene(history)
-initial = np.ones(4)
-result = head_to_head(agent_spec(tuned, cfg), agent_spec(initial, cfg), validation_games, cfg, seed=seed + 1)
-validation = pd.DataFrame([{**{f"tuned_w{i + 1}": w for i, w in enumerate(tuned)}, **result, "seed": seed}])
-emit(validation, "ga_validation", output_dir)
 validation.round(3)

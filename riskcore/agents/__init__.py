@@ -1,7 +1,11 @@
 """Agents registered by name, built from specs such as `random`, `mission:focus=0.8` or
-`mission:focus=1:threshold=0.7` (parameters after colons)."""
+`mission:focus=1:threshold=0.7` (`riskcore.params`: parameters after colons, or a mapping)."""
 
 from __future__ import annotations
+
+import inspect
+from functools import lru_cache
+from typing import Mapping
 
 import numpy as np
 
@@ -15,6 +19,7 @@ from riskcore.agents.mcs import McsAgent
 from riskcore.agents.heuristic import DominationAgent, MissionAgent
 from riskcore.agents.minimax_agent import MinimaxAgent
 from riskcore.agents.random_agent import RandomAgent
+from riskcore.params import Spec, SpecError, check_types, parse
 
 REGISTRY: dict[str, type[Agent]] = {}
 
@@ -33,40 +38,43 @@ class AgentSpecError(ValueError):
     """An agent spec names an unknown agent or parameter."""
 
 
-def _parse_value(text: str):
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_spec(spec: str) -> tuple[str, dict]:
-    """`'mission:focus=0.8'` -> `('mission', {'focus': 0.8})`."""
-    name, *params = spec.strip().split(":")
-    if name not in REGISTRY:
-        raise AgentSpecError(f"unknown agent {name!r} in spec {spec!r}; known agents: {sorted(REGISTRY)}")
-    kwargs = {}
-    for p in params:
-        key, sep, value = p.partition("=")
-        if not sep or not key:
-            raise AgentSpecError(f"agent spec {spec!r}: parameter {p!r} must look like name=value")
-        kwargs[key] = _parse_value(value)
-    return name, kwargs
-
-
-def make_agent(spec: str, player: int, rng: np.random.Generator) -> Agent:
-    name, kwargs = parse_spec(spec)
+def parse_spec(spec: "str | Mapping | Spec") -> Spec:
+    """`'mission:focus=0.8'` (or `{name: mission, focus: 0.8}`) -> `Spec('mission', (('focus', 0.8),))`."""
     try:
-        return REGISTRY[name](player, rng, **kwargs)
+        parsed = parse(spec)
+    except SpecError as exc:
+        raise AgentSpecError(str(exc)) from None
+    if parsed.name not in REGISTRY:
+        raise AgentSpecError(f"unknown agent {parsed.name!r} in spec {spec!r}; known agents: {sorted(REGISTRY)}")
+    return parsed
+
+
+_SIMPLE_TYPES = {"float": float, "int": int, "str": str, "bool": bool}
+
+
+@lru_cache(maxsize=None)
+def parameter_types(name: str) -> dict[str, type]:
+    """The parameters a spec may set: those of the agent's constructor (after player and rng) declared as a
+    number, text or flag, with their types (objects such as a recogniser are given in code, not in a spec)."""
+    params = list(inspect.signature(REGISTRY[name].__init__).parameters.values())[3:]
+    return {p.name: _SIMPLE_TYPES[str(p.annotation)] for p in params if str(p.annotation) in _SIMPLE_TYPES}
+
+
+def make_agent(spec: "str | Mapping | Spec", player: int, rng: np.random.Generator) -> Agent:
+    parsed = parse_spec(spec)
+    try:
+        check_types(parsed, parameter_types(parsed.name), "agent spec")
+    except SpecError as exc:
+        raise AgentSpecError(str(exc)) from None
+    try:
+        return REGISTRY[parsed.name](player, rng, **parsed.kwargs)
     except TypeError as exc:
         raise AgentSpecError(f"agent spec {spec!r}: {exc}") from None
     except ValueError as exc:
         raise AgentSpecError(f"agent spec {spec!r}: {exc}") from None
 
 
-def validate_spec(spec: str) -> None:
+def validate_spec(spec: "str | Mapping | Spec") -> None:
     """Build the agent once with a throwaway generator so that bad specs fail before a run starts."""
     make_agent(spec, 0, np.random.default_rng(0))
 

@@ -1,8 +1,8 @@
 """`aware`: a `mission` agent that also blocks the opponents' most likely missions.
 
-Once per turn it runs mission recognition on the public log (PHATT with the proportional scheme over the 12
-continent-card explanations, the recogniser that needs no model of the opponent) and gets each opponent's
-posterior P_o(e). A territory t held by opponent o then gains
+Once per turn it runs mission recognition on the public log (a `recognition.online.LogRecogniser`; by default
+PHATT with the proportional scheme over the 12 continent-card explanations, the recogniser that needs no model of
+the opponent) and gets each opponent's posterior P_o(e). A territory t held by opponent o then gains
     belief_weight * sum_e P_o(e) * progress_o(e) * 1[t in T_e],
 with progress_o(e) the share of e's territories o already holds: it attacks the continents an opponent most
 likely needs and is closest to completing. `belief_weight = 0` is the plain `mission` agent.
@@ -14,49 +14,31 @@ import numpy as np
 
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import MissionAgent
-from riskcore.engine import EVENT_FIELDS
 from riskcore.floatdot import dot
-from riskcore.recognition.features import EVENT_COLUMNS, extract_game, features_from_parts
-from riskcore.recognition.hypotheses import build_hypotheses
-from riskcore.recognition.phatt import PhattWeights, phatt_loglik
-from riskcore.recognition.posterior import cumulative_posterior
+from riskcore.recognition.online import LogRecogniser, OnlinePhatt
+from riskcore.recognition.phatt import PhattWeights
 
 
 class AwareAgent(MissionAgent):
     name = "aware"
 
     def __init__(self, player: int, rng: np.random.Generator, belief_weight: float = 1.0, focus: float = 0.8,
-                 lam: float = 0.9, threshold: float = 0.6):
+                 lam: float = 0.9, threshold: float = 0.6, recogniser: LogRecogniser | None = None):
         super().__init__(player, rng, focus=focus, threshold=threshold)
         if belief_weight < 0:
             raise ValueError(f"aware: belief_weight must be non-negative, got {belief_weight}")
         self.belief_weight = float(belief_weight)
-        self.weights = PhattWeights("proportional", lam=lam)
+        self.recogniser = recogniser or OnlinePhatt(PhattWeights("proportional", lam=lam))
         self._turn = -1
         self._block = None
 
     def beliefs(self, view: PlayerView) -> dict[int, np.ndarray]:
         """Each opponent's posterior over the explanations, from the public log so far."""
-        hyp = build_hypotheses(view.board, "cards6")
-        log = view.public_log()
-        cols = {c: np.array([row[EVENT_FIELDS.index(c)] if c != "game_id" else 0 for row in log],
-                            dtype=object if c == "kind" else float) for c in EVENT_COLUMNS}
-        cols["conquered"] = np.array([bool(row[EVENT_FIELDS.index("conquered")]) for row in log])
-        parts = extract_game(cols, view.n_players, hyp)
-        out = {}
-        if not parts["game_id"]:
-            return out
-        f = features_from_parts(parts, hyp)
-        post = cumulative_posterior(f, phatt_loglik(f, self.weights))
-        last = f.obs.groupby("player").tail(1)
-        for idx, row in last.iterrows():
-            if int(row.player) != self.player:
-                out[int(row.player)] = post[idx]
-        return out
+        post = self.recogniser.posteriors(view.public_log(), view.n_players, view.board)
+        return {p: probs for p, probs in post.items() if p != self.player}
 
     def _blocking_values(self, view: PlayerView) -> np.ndarray:
-        hyp = build_hypotheses(view.board, "cards6")
-        member = hyp.membership(np.asarray(view.owner))
+        member = self.recogniser.hypotheses(view.board).membership(np.asarray(view.owner))
         extra = np.zeros(view.board.n_territories)
         for opp, post in self.beliefs(view).items():
             if not view.alive[opp]:

@@ -1,5 +1,5 @@
 """`bsr`: the Border Security Ratio drafting heuristic (as in the minimax RISK agent this project reproduces; the
-allocation is `search.drafting.bsr_allocation`). Attacks, occupation and fortification follow the `domination`
+allocation is `agents.drafting.bsr_allocation`). Attacks, occupation and fortification follow the `domination`
 heuristic.
 """
 
@@ -11,7 +11,7 @@ from riskcore.actions import Action, Place, Trade
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent
 from riskcore.cards import find_sets
-from riskcore.search.drafting import bsr_allocation
+from riskcore.agents.drafting import bsr_allocation
 
 
 class BsrAgent(DominationAgent):

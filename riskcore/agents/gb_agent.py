@@ -18,6 +18,7 @@ from riskcore.agents.heuristic import DominationAgent, mission_targets
 from riskcore.cards import find_sets
 from riskcore.search.abstract import AState, Model
 from riskcore.search.gbsearch import GBSearch
+from riskcore.search.policy import GoalPolicy
 
 
 class GBAgent(DominationAgent):
@@ -33,7 +34,8 @@ class GBAgent(DominationAgent):
         if max_attacks < 1 or mission_weight < 0:
             raise ValueError(f"gb: max_attacks must be >= 1 and mission_weight >= 0, got {max_attacks}, "
                              f"{mission_weight}")
-        self.lookahead, self.mode, self.opponents = int(lookahead), mode, opponents
+        self.lookahead, self.mode = int(lookahead), mode
+        self.policy = GoalPolicy(opponents=opponents)
         self.max_attacks = int(max_attacks)
         self.mission_weight = float(mission_weight)
         self._plan: list[tuple] = []
@@ -46,7 +48,7 @@ class GBAgent(DominationAgent):
                       targets={} if targets is None or not targets.any() else {self.player: targets},
                       target_weight=self.mission_weight)
         state = AState(np.array(view.owner), np.array(view.armies), self.player, phase, attacks_done)
-        _, actions, _ = GBSearch(model, self.player, self.opponents).decide(state, self.lookahead)
+        _, actions, _ = GBSearch(model, self.player, self.policy).decide(state, self.lookahead)
         return actions
 
     def act(self, view: PlayerView) -> Action:

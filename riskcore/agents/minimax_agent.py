@@ -1,5 +1,5 @@
 """`minimax`: BSR drafting plus paranoid alpha-beta over attack sequences in the simplified battle model,
-with a leaf value of 4 weighted features (`riskcore.search.simple`). The weights are what the genetic algorithm
+with a leaf value of 4 weighted features (`agents.minimax_search`). The weights are what the genetic algorithm
 tunes: `minimax:w1=...:w2=...:w3=...:w4=...`, with `depth` (plies) and `width` (attacks considered per ply).
 The chosen attack is then fought for real (a whole battle); at most 3 attacks a turn, as in the model.
 """
@@ -11,8 +11,7 @@ import numpy as np
 from riskcore.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.bsr import BsrAgent
-from riskcore.search.minimax import END, Search, SearchNode
-from riskcore.search.simple import MAX_ATTACKS
+from riskcore.agents.minimax_search import END, MAX_ATTACKS, Search, SearchNode
 
 
 class MinimaxAgent(BsrAgent):

@@ -288,8 +288,7 @@ def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = Fal
         ids = game_ids[lo:lo + chunk_games]
         mask = (arrays["game_id"] >= ids[0]) & (arrays["game_id"] <= ids[-1])
         tasks.append((hyp_name, config.board, config.n_players, include_setup, {k: v[mask] for k, v in arrays.items()}))
-    final = paths.data_dir() / "recognition" / f"run={run}" if data_dir is None else \
-        Path(data_dir) / "recognition" / f"run={run}"
+    final = paths.parquet_dir("recognition", "run", run, data_dir)
     stage = staging_dir(final)
     try:
         for i, parts in run_tasks(extract_chunk, tasks, workers, dask_address, desc=f"features {run}",

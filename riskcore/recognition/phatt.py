@@ -23,6 +23,7 @@ Card trades are not in the pending set and leave the posterior unchanged; setup 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
@@ -55,39 +56,45 @@ class PhattWeights:
             raise ValueError(f"lam must be in (0, 1), got {self.lam}")
 
     @classmethod
-    def parse(cls, scheme: str, text: str | None = None) -> "PhattWeights":
-        """`'c=1,i=0.95,attack_won.i=0.9,lam=0.8'`: c/i set every kind; `kind.c` / `kind.i` one kind."""
+    def from_params(cls, params: Mapping[str, object]) -> "PhattWeights":
+        """Weights from recogniser parameters (`riskcore.params`): `scheme`, `c` and `i` (every kind),
+        `<kind>.c` and `<kind>.i` (one kind, after the general ones), `lam`."""
         c = {k: 1.0 for k in PENDING_KINDS}
         i = {k: 0.98 for k in PENDING_KINDS}
-        lam = 0.7
-        for item in filter(None, (text or "").split(",")):
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise ValueError(f"weight {item!r} must look like name=value")
-            try:
-                v = float(value)
-            except ValueError:
-                raise ValueError(f"weight {key!r} has a non-numeric value {value!r}") from None
-            kind, _, which = key.rpartition(".")
-            if key == "lam":
-                lam = v
-            elif key in ("c", "i"):
-                (c if key == "c" else i).update({k: v for k in PENDING_KINDS})
-            elif which in ("c", "i") and kind:
-                (c if which == "c" else i)[kind] = v
-            else:
-                raise ValueError(f"unknown weight {key!r}: use c, i, lam, or <kind>.c / <kind>.i")
-        return cls(scheme, c, i, lam)
+        for key in ("c", "i"):
+            if key in params:
+                (c if key == "c" else i).update({k: _number(key, params[key]) for k in PENDING_KINDS})
+        for key, value in params.items():
+            kind, dot_, which = key.rpartition(".")
+            if dot_ and which in ("c", "i"):
+                if kind not in PENDING_KINDS:
+                    raise ValueError(f"unknown action kind {kind!r} in weight {key!r}; known: {PENDING_KINDS}")
+                (c if which == "c" else i)[kind] = _number(key, value)
+            elif key not in ("scheme", "c", "i", "lam"):
+                raise ValueError(f"unknown PHATT parameter {key!r}: use scheme, c, i, lam, or <kind>.c / <kind>.i")
+        return cls(str(params.get("scheme", "simple")), c, i, _number("lam", params.get("lam", 0.7)))
 
-    def label(self) -> str:
+    def params(self) -> tuple[tuple[str, object], ...]:
+        """The parameters that matter for the scheme, in a fixed order: the canonical form of these weights.
+        Per-kind weights are given as the most common value (`c`, `i`) and the kinds that differ from it."""
         if self.scheme == "equal":
-            return "equal"
+            return (("scheme", "equal"),)
         if self.scheme == "proportional":
-            return f"proportional:lam={self.lam:g}"
-        cs, is_ = set(self.c.values()), set(self.i.values())
-        if len(cs) == 1 and len(is_) == 1:
-            return f"simple:c={cs.pop():g},i={is_.pop():g}"
-        return "simple:" + ",".join(f"{k}.c={self.c[k]:g},{k}.i={self.i[k]:g}" for k in PENDING_KINDS)
+            return (("scheme", "proportional"), ("lam", self.lam))
+        out: list[tuple[str, object]] = [("scheme", self.scheme)]
+        overrides = []
+        for key, table in (("c", self.c), ("i", self.i)):
+            values = [table[k] for k in PENDING_KINDS]
+            common = max(values, key=values.count)  # ties: the first kind's value
+            out.append((key, common))
+            overrides += [(f"{k}.{key}", table[k]) for k in PENDING_KINDS if table[k] != common]
+        return tuple(out + overrides)
+
+
+def _number(key: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"PHATT weight {key!r} must be a number, got {value!r}")
+    return float(value)
 
 
 def pending_counts(f: Features) -> tuple[np.ndarray, np.ndarray]:

@@ -17,16 +17,13 @@ import pyarrow as pa
 from riskcore import ENGINE_VERSION, paths
 from riskcore.db import DataError, query, run_config, store_frames
 from riskcore.parallel import run_tasks
+from riskcore.params import parse
 from riskcore.recognition.features import build_features, load_features
 from riskcore.recognition.metrics import GRID, card_metrics, convergence_points, paired, summarise
 from riskcore.recognition.posterior import evaluation_rows, group_starts
 from riskcore.recognition.recognisers import Recogniser
 
 CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
-
-
-def _data(data_dir: Path | None) -> Path:
-    return Path(data_dir or paths.data_dir())
 
 
 def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: bool = False, **kw) -> None:
@@ -167,7 +164,7 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     settings = sorted(per.setting.unique())
     pairs = []
     for base in baselines:
-        for b in [s for s in settings if s.split(":")[0] == base]:
+        for b in [s for s in settings if parse(s).name == base]:
             for a in settings:
                 if a != b:
                     for metric in ("top1", "log_loss"):
@@ -180,8 +177,10 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     return metrics
 
 
-def top1_table(metrics: pd.DataFrame, metric: str = "top1", subset: str = "all") -> pd.DataFrame:
-    """Readable table: one row per setting, one column per checkpoint, 'value [low, high]'."""
+def top1_table(metrics: pd.DataFrame, metric: str = "top1", subset: str = "all", index: str = "setting"
+               ) -> pd.DataFrame:
+    """Readable table: one row per setting (or `index` column, e.g. readable names), one column per checkpoint,
+    'value [low, high]'."""
     m = metrics[(metrics.metric == metric) & (metrics.subset == subset)]
     cell = m.apply(lambda r: f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]", axis=1)
-    return m.assign(cell=cell).pivot(index="setting", columns="point", values="cell")
+    return m.assign(cell=cell).pivot(index=index, columns="point", values="cell")

@@ -4,18 +4,22 @@
 |---|---|---|
 | `uniform` | | the prior |
 | `goal` | temperature | goal completion (`baselines.goal_posterior`) |
-| `phatt` | scheme, weights | PHATT with equal / simple / proportional weights (`phatt`) |
-| `inverse` | beta, focus | Bayesian inverse planning with the mission agent (`inverse`) |
-| `classifier` | C, train run | multinomial logistic regression on trace features, trained on other seeds |
+| `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam | PHATT with equal / simple / proportional weights (`phatt`) |
+| `inverse` | beta, focus, eps | Bayesian inverse planning with the mission agent (`inverse`) |
+| `classifier` | C, train (runs) | multinomial logistic regression on trace features, trained on other seeds |
+
+Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 
+from riskcore.params import Spec, check_types, parse
 from riskcore.recognition.baselines import goal_posterior, uniform_posterior
 from riskcore.recognition.features import KINDS, Features, load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
@@ -23,48 +27,92 @@ from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum
 
 NAMES = ("uniform", "goal", "phatt", "inverse", "classifier")
-# inverse: focus = -1 marginalises the player's focus over inverse.FOCUS_GRID (unknown to the observer)
-DEFAULTS = {"goal": {"temperature": 0.1}, "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05},
-            "classifier": {"C": 1.0}}
+# every parameter with its default (None: required); inverse's focus = -1 marginalises the player's focus over
+# inverse.FOCUS_GRID (unknown to the observer). `kinds` (every recogniser that accumulates evidence): only these
+# observation kinds carry evidence, an ablation.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "uniform": {}, "goal": {"temperature": 0.1}, "phatt": {},
+    "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05}, "classifier": {"C": 1.0, "train": None}}
+EVIDENCE = ("phatt", "inverse")  # the recognisers `kinds` applies to
+TYPES = {"temperature": float, "beta": float, "focus": float, "eps": float, "C": float, "train": (str, tuple),
+         "kinds": (str, tuple)}
+KIND_GROUPS = {("attack_won", "attack_lost"): "attacks only",
+               ("attack_won", "attack_lost", "reinforce"): "attacks and reinforcements",
+               ("attack_won", "attack_lost", "reinforce", "defend_won", "defend_lost", "fortify"):
+                   "every kind but trades"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Recogniser:
-    name: str
-    params: dict[str, float] = field(default_factory=dict)
-    weights: PhattWeights | None = None
-    train_run: str | None = None  # classifier: one run or several, comma-separated
-    kinds: tuple[str, ...] | None = None  # ablation: only these observation kinds carry evidence
+    """A recogniser and its parameters, built from a spec (`riskcore.params`): `phatt:scheme=simple:i=0.9`,
+    `inverse:beta=20:eps=0.05`, `classifier:train=RUN1,RUN2`, or the same as a mapping. `setting` is the canonical
+    text, the key of its stored posteriors; `label` a readable name for tables and legends."""
 
-    def __post_init__(self) -> None:
-        if self.name not in NAMES:
-            raise ValueError(f"unknown recogniser {self.name!r}; known: {NAMES}")
-        allowed = set(DEFAULTS.get(self.name, {}))
-        unknown = set(self.params) - allowed
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    weights: PhattWeights | None = None
+    kinds: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_spec(cls, spec: "str | Mapping | Spec") -> "Recogniser":
+        parsed = parse(spec)
+        if parsed.name not in NAMES:
+            raise ValueError(f"unknown recogniser {parsed.name!r}; known: {NAMES}")
+        given = parsed.kwargs
+        kinds = given.pop("kinds", None)
+        if kinds is not None:
+            kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+            unknown = set(kinds) - set(KINDS)
+            if unknown or parsed.name not in EVIDENCE:
+                raise ValueError(f"recogniser spec {parsed.text!r}: kinds applies to {EVIDENCE} and names "
+                                 f"observation kinds {KINDS}")
+        if parsed.name == "phatt":
+            return cls("phatt", weights=PhattWeights.from_params(given), kinds=kinds)
+        defaults = DEFAULTS[parsed.name]
+        unknown = set(given) - set(defaults)
         if unknown:
-            raise ValueError(f"recogniser {self.name!r} has no parameter(s) {sorted(unknown)}; "
-                             f"known: {sorted(allowed) or 'none'}")
-        self.params = {**DEFAULTS.get(self.name, {}), **self.params}
-        if self.name == "phatt" and self.weights is None:
-            self.weights = PhattWeights()
-        if self.name == "classifier" and not self.train_run:
-            raise ValueError("the classifier needs --train-run: a run with other seeds to learn from")
-        if self.kinds is not None:
-            unknown = set(self.kinds) - set(KINDS)
-            if unknown or not self.kinds:
-                raise ValueError(f"unknown observation kind(s) {sorted(unknown)}; known: {KINDS}")
-            if self.name in ("uniform", "goal", "classifier"):
-                raise ValueError(f"recogniser {self.name!r} does not take evidence by kind")
+            raise ValueError(f"recogniser {parsed.name!r} has no parameter(s) {sorted(unknown)}; "
+                             f"known: {sorted(defaults) or 'none'}")
+        check_types(Spec(parsed.name, tuple(given.items())), TYPES, "recogniser spec")
+        params = {**defaults, **given}
+        if parsed.name == "classifier":
+            if not params["train"]:
+                raise ValueError("the classifier needs train=RUN[,RUN...]: runs with other seeds to learn from")
+            params["train"] = (params["train"],) if isinstance(params["train"], str) else tuple(params["train"])
+        return cls(parsed.name, tuple((k, float(v) if k != "train" else v) for k, v in params.items()),
+                   kinds=kinds)
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.params)
+
+    @property
+    def spec(self) -> Spec:
+        params = self.weights.params() if self.weights is not None else self.params
+        return Spec(self.name, tuple(params) + ((("kinds", self.kinds),) if self.kinds else ()))
 
     @property
     def setting(self) -> str:
-        if self.name == "phatt":
-            return f"phatt:{self.weights.label()}"
-        extra = ",".join(f"{k}={v:g}" for k, v in sorted(self.params.items()))
-        if self.name == "classifier":
-            extra += f",train={self.train_run}"
-        base = f"{self.name}:{extra}" if extra else self.name
-        return base + (f"|kinds={'+'.join(self.kinds)}" if self.kinds else "")
+        return self.spec.text
+
+    @property
+    def label(self) -> str:
+        """A readable name: `PHATT simple (1 / 0.98)`, `inverse planning (beta 20, eps 0.05)`, ..."""
+        p = self.kwargs
+        if self.name == "uniform":
+            text = "uniform prior"
+        elif self.name == "goal":
+            text = f"goal completion (T {p['temperature']:g})"
+        elif self.name == "inverse":
+            focus = "focus marginalised" if p["focus"] < 0 else f"focus {p['focus']:g}"
+            text = f"inverse planning (beta {p['beta']:g}, eps {p['eps']:g}, {focus})"
+        elif self.name == "classifier":
+            text = f"classifier (C {p['C']:g})"
+        else:
+            text = _phatt_label(self.weights)
+        if self.kinds:
+            text += f" [{KIND_GROUPS.get(tuple(self.kinds), '+'.join(self.kinds))}]"
+        return text
 
     def _only_kinds(self, f: Features, ll: np.ndarray) -> np.ndarray:
         if self.kinds is None:
@@ -75,34 +123,35 @@ class Recogniser:
     def posterior(self, f: Features, run: str, data_dir: Path | None = None) -> np.ndarray:
         """(N, E) posterior after each observation of `f`."""
         starts = group_starts(f)
+        p = self.kwargs
         if self.name == "uniform":
             return uniform_posterior(f)
         if self.name == "goal":
-            return goal_posterior(f, self.params["temperature"])
+            return goal_posterior(f, p["temperature"])
         if self.name == "phatt":
             return cumulative_posterior(f, self._only_kinds(f, phatt_loglik(f, self.weights)), starts)
         if self.name == "inverse":
-            p = self.params
             return inverse_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["focus"], p["eps"],
                                      self._only_kinds)
-        train = [load_features(r.strip(), f.hyp.name, data_dir) for r in self.train_run.split(",")]
-        if run in [r.strip() for r in self.train_run.split(",")]:
+        if run in p["train"]:
             raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
-        model = fit_classifier(train, self.params["C"])
+        model = fit_classifier([load_features(r, f.hyp.name, data_dir) for r in p["train"]], p["C"])
         return classifier_posterior(model, f)
 
 
-def parse_params(text: str | None) -> dict[str, float]:
-    out = {}
-    for item in filter(None, (text or "").split(",")):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"parameter {item!r} must look like name=value")
-        try:
-            out[key.strip()] = float(value)
-        except ValueError:
-            raise ValueError(f"parameter {key!r} has a non-numeric value {value!r}") from None
-    return out
+def label(setting: str) -> str:
+    """The readable name of a stored setting (its canonical spec text)."""
+    return Recogniser.from_spec(setting).label
+
+
+def _phatt_label(w: PhattWeights) -> str:
+    params = dict(w.params())
+    if w.scheme == "equal":
+        return "PHATT equal"
+    if w.scheme == "proportional":
+        return f"PHATT proportional (lam {w.lam:g})"
+    extra = [f"{k} {v:g}" for k, v in params.items() if "." in k]
+    return f"PHATT {w.scheme} ({params['c']:g} / {params['i']:g}" + "".join(f", {x}" for x in extra) + ")"
 
 
 # ---- supervised classifier ---------------------------------------------------------------------------------------

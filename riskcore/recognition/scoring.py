@@ -11,6 +11,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from riskcore.params import Spec
 from riskcore.recognition.features import Features
 from riskcore.recognition.metrics import card_metrics
 from riskcore.recognition.phatt import PhattWeights, pending_counts, phatt_loglik
@@ -47,5 +48,5 @@ class Scorer:
         """One row per (setting, checkpoint)."""
         out = []
         for w in settings:
-            out.append(self.phatt(w).reset_index().assign(setting=w.label()))
+            out.append(self.phatt(w).reset_index().assign(setting=Spec("phatt", w.params()).text))
         return pd.concat(out, ignore_index=True)

@@ -2,7 +2,7 @@
 
 A turn of the player to move: one placement of all its reinforcements on one territory (placements bucketed:
 only territories with an enemy neighbour are choices), then up to `max_attacks` attacks, each a whole battle with
-its deterministic expected outcome (`search.simple.expected_battle`; a conquest moves all but one army in), then
+its deterministic expected outcome (`riskcore.battle.expected_battle`; a conquest moves all but one army in), then
 the end of the turn. Atomic actions: ("place", t), ("attack", src, dst), ("end",). Players move in a fixed order.
 
 Values are per player (max^n, Luckhardt & Irani 1986): v_p = 1 for a player holding every territory, else
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from riskcore.search.simple import apply_attack
+from riskcore.battle import expected_attack
 
 END = ("end",)
 
@@ -121,7 +121,7 @@ class Model:
             armies[a[1]] += self.reserve(s, s.to_move)
             return AState(s.owner, armies, s.to_move, "attack", 0)
         if a[0] == "attack":
-            owner, armies = apply_attack(s.owner, s.armies, a[1], a[2])
+            owner, armies = expected_attack(s.owner, s.armies, a[1], a[2])
             return AState(owner, armies, s.to_move, "attack", s.attacks + 1)
         return AState(s.owner, s.armies, self.next_player(s, s.owner), "place", 0)
 

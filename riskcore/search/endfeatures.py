@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.search.abstract import AState, Model
-from riskcore.search.simple import apply_attack, expected_battle
+from riskcore.battle import expected_attack, expected_battle
 
 FEATURES = ("value", "territory_share", "army_share", "held_bonus", "exposed_territories", "exposed_armies",
             "exposed_held_bonus", "open_territories", "open_armies", "bonus_one_short", "border_share",
@@ -83,7 +83,7 @@ def _chain(m: Model, owner: np.ndarray, armies: np.ndarray, src: int, q: int, vi
     for dst in np.flatnonzero(m.board.adjacency[src] & (owner != q)):
         if victim is not None and owner[dst] != victim:
             continue
-        owner2, armies2 = apply_attack(owner, armies, src, int(dst))
+        owner2, armies2 = expected_attack(owner, armies, src, int(dst))
         m.generated += 1
         after = _value(m, owner2, armies2, p)
         change = sign * (after - before)

@@ -7,8 +7,9 @@ linear function of its `endfeatures.FEATURES` and picks the first of the best. O
 ends exact max^n search (`exhaustive.MaxN`) values most k turns later; the search uses k = min(turns left after
 the strike's turn, the deepest model).
 
-The weights are fitted by `search.endtrain` and stored in `end_scorer.json` beside this module, with the recipe
-that made them and their agreement with exact search on training and validation positions.
+The weights are fitted by `search.endtrain` (`riskcore train-scorer`) and stored in `end_scorer.json` in the
+models folder (`paths.models_dir()`), with the recipe that made them and their agreement with exact search on
+training and validation positions.
 """
 
 from __future__ import annotations
@@ -20,11 +21,17 @@ from pathlib import Path
 
 import numpy as np
 
+from riskcore import paths
 from riskcore.floatdot import dot
 from riskcore.search.abstract import AState, Model, first_best, turn_sequences
 from riskcore.search.endfeatures import FEATURES, end_features
 
-SCORER_FILE = Path(__file__).with_name("end_scorer.json")
+SCORER_NAME = "end_scorer.json"
+
+
+def scorer_path() -> Path:
+    """The stored end scorers: `end_scorer.json` in the models folder."""
+    return paths.models_dir() / SCORER_NAME
 
 
 @dataclass(frozen=True)
@@ -76,9 +83,15 @@ def from_json(models: dict, source: str) -> EndScorer:
     return EndScorer(out)
 
 
+def load_scorer(players: int, path: Path | None = None) -> EndScorer:
+    """The stored scorer for `players` players (from `scorer_path()` unless `path` is given)."""
+    return _load(players, Path(path or scorer_path()))
+
+
 @cache
-def load_scorer(players: int, path: Path = SCORER_FILE) -> EndScorer:
-    """The stored scorer for `players` players."""
+def _load(players: int, path: Path) -> EndScorer:
+    if not path.exists():
+        raise ValueError(f"no end scorer at {path}: fit one with `riskcore train-scorer` or set $RISKCORE_MODELS")
     try:
         stored = json.loads(path.read_text())
     except json.JSONDecodeError as e:

@@ -1,6 +1,7 @@
-"""Fitting `search.endscore.EndScorer`: `riskcore train-scorer` (stored weights: `endscore.SCORER_FILE`).
+"""Fitting `search.endscore.EndScorer` (`riskcore train-scorer`, driven by `experiments.scorer`; stored weights:
+`endscore.scorer_path()`).
 
-Data: turn-start positions of seeded games (`experiment.positions`, seeds disjoint from the experiment's); for
+Data: turn-start positions of seeded games (seeds disjoint from the search experiment's); for
 every placement of the mover with more than one end, the distinct ends of its turn (`endscore.turn_ends`) with
 their features and exact max^n values for the mover k = 1, 2 turns later (`exhaustive.MaxN`).
 Model: listwise, one per k: a softmax over one placement's ends against a target spread evenly over the ends of
@@ -18,10 +19,9 @@ import numpy as np
 
 from riskcore.board import load_board
 from riskcore.floatdot import dot
-from riskcore.parallel import in_task_order, run_tasks
 from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.endfeatures import FEATURES, end_features
-from riskcore.search.endscore import SCORER_FILE, EndScorer, to_json, turn_ends
+from riskcore.search.endscore import EndScorer, scorer_path, to_json, turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.storage import write_text
 
@@ -74,26 +74,9 @@ def agreement(groups: list[Group], column: int, score) -> float:
     return float(np.mean(hits))
 
 
-def training_groups(players: int, seeds: tuple[int, ...], n: int, workers: int | None = None,
-                    dask: str | None = None, progress: bool = True) -> dict[int, list[Group]]:
-    """The groups of the first `n` positions of each seed (`experiment.positions`), by seed."""
-    from riskcore.search.experiment import positions  # the experiment imports the search, which imports this
-
-    states = {seed: positions(n, players, seed) for seed in seeds}
-    tasks = [(s, players) for seed in seeds for s in states[seed]]
-    labels = [seed for seed in seeds for _ in states[seed]]
-    parts = in_task_order(run_tasks(position_groups, tasks, workers, dask, desc=f"{players}-player positions",
-                                    progress=progress))
-    return {seed: [g for label, part in zip(labels, parts) if label == seed for g in part] for seed in seeds}
-
-
-def train_scorer(players: int, seeds: tuple[int, ...], validation_seed: int, n: int, workers: int | None = None,
-                 dask: str | None = None, progress: bool = True) -> tuple[EndScorer, dict]:
-    """A scorer fitted on the positions of `seeds`, and its record: the recipe and, per k, the agreement with
-    exact search of the own-value rule and of the scorer on the training and the validation positions."""
-    data = training_groups(players, (*seeds, validation_seed), n, workers, dask, progress)
-    train = [g for seed in seeds for g in data[seed]]
-    valid = data[validation_seed]
+def fit_scorer(train: list[Group], valid: list[Group]) -> tuple[EndScorer, dict]:
+    """A scorer fitted on the `train` groups (one model per k in `DEPTHS`), and per k the agreement with exact
+    search of the own-value rule and of the scorer on the training and the validation groups."""
     models, checks = {}, {}
     own_value = lambda f: f[:, 0]  # noqa: E731 - the rule a strike follows without the scorer
     for column, k in enumerate(DEPTHS):
@@ -103,14 +86,15 @@ def train_scorer(players: int, seeds: tuple[int, ...], validation_seed: int, n: 
         checks[str(k)] = {f"{name}_{split}": agreement(groups, column, rule)
                           for name, rule in (("own_value", own_value), ("learned", learned))
                           for split, groups in (("train", train), ("validation", valid))}
-    record = {"seeds": list(seeds), "validation_seed": validation_seed, "positions_per_seed": n,
-              "groups": {"train": len(train), "validation": len(valid)}, "recipe": RECIPE, "agreement": checks}
-    return EndScorer(models), record
+    return EndScorer(models), checks
 
 
-def store_scorer(scorer: EndScorer, record: dict, players: int, path: Path = SCORER_FILE) -> None:
-    """Write `players`' scorer into the file (other player counts' scorers kept), atomically."""
+def store_scorer(scorer: EndScorer, record: dict, players: int, path: Path | None = None) -> Path:
+    """Write `players`' scorer into the file (default: `endscore.scorer_path()`; other player counts' scorers
+    kept), atomically."""
+    path = Path(path or scorer_path())
     stored = json.loads(path.read_text()) if path.exists() else {}
     stored["features"] = list(FEATURES)
     stored.setdefault("scorers", {})[str(players)] = {**record, "models": to_json(scorer)}
     write_text(path, json.dumps(stored, indent=1, sort_keys=True) + "\n")
+    return path

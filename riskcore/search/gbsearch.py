@@ -5,34 +5,9 @@ goal (`goals.applicable_goals`); the chosen goal's algorithm is then simulated a
 branching, until the goal ends (with the turn). Players move in a fixed order and values are per player (max^n):
 each player picks the goal whose subtree maximises its own value. Every simulated state counts as a node.
 
-Opponent model: `opponent_goals="all"` lets opponents choose among all their goals; `"restricted"` lets each
-opponent consider only `secure` and conquering the continent it is closest to holding (a goal-restricting model).
-
-Root turn: `root_turn="goals"` (the paper's search) chooses among the root player's goals; `"exhaustive"` searches
-every action sequence of the root player's turn and puts GB's tree below each end of it (a hybrid: the first
-decision is no longer goal-based; the experiment's `AB turn + GB`).
-
-First reply: `reply_goals` replaces the goal list for the turn right after the root turn (the first opponent's
-reply, the one that acts on the root player's move before anyone else), e.g. to let that reply also strike.
-Root goals: `root_goals` replaces the goal list for the root player's choice at the root (`root_turn="goals"`).
-
-Horizon goals: `horizon_goals[i]` replaces the goal list of every turn with i + 1 turns left (the last turn of the
-look-ahead, the second-last, ...), whoever moves, before the first reply's and the general lists: near the
-horizon the searching player can afford better models of a turn, e.g. `grab` (the mover's exact best turn) for the
-last one and the `ranked` turns, the few the learned scorer ranks best over every placement, for the one before.
-
-Strike ends: with `strike_ends="learned"` and an `end_scorer` (`endscore.EndScorer`), a `strike` with turns still
-to follow ends its turn where the scorer, trained on exact search k turns deeper, picks; otherwise (and on the last
-turn) a strike takes the end best for the player's own value at the end of the turn. With `exact_own_ends=k`, the
-root player's own strikes with 1..k turns still to follow instead end where exact max^n over those turns
-(`exhaustive.MaxN` from each distinct end) values most, every node of those trees counted: near the horizon the
-searching player's own choice is cheap to search exactly, while the learned choice is an estimate.
-`exact_shortlist=n` (with a scorer) searches only the scorer's n best ends exactly: the scorer's ranking prunes,
-exact search picks among the few.
-
-Own turns: `own_turns="exhaustive"` searches the root player's later turns over every action sequence, as AB does
-(each state a node, a transposed end searched and counted again: the plain tree), while opponents' turns stay
-goal-based: the searching player models its own future moves exactly and only the opponents by goals.
+Which goals each player may choose at each turn, whether the root turn is goal-based or exhaustive, and how a
+`strike` ends its turn are one `policy.GoalPolicy`. The learned end scorer (`endscore.EndScorer`) is an optional
+input, needed by the policies that rank whole turns or end strikes where it picks.
 
 Tree-size estimate (our reading of the paper's formulas 1-3, for a look-ahead of L turns):
     (1) AB nodes  N_AB(L) = sum_{k=1..L} b^k,  b the mean number of atomic-action sequences per turn
@@ -47,42 +22,19 @@ import numpy as np
 from riskcore.search.abstract import END, AState, Model, first_best, maxn_better, maxn_search, turn_sequences
 from riskcore.search.endscore import EndScorer, turn_ends
 from riskcore.search.exhaustive import MaxN
-from riskcore.search.goals import Goal, all_goals, applicable_goals
+from riskcore.search.goals import Goal, applicable_goals
+from riskcore.search.policy import GoalPolicy
 
 
 class GBSearch:
-    def __init__(self, model: Model, root_player: int, opponent_goals: str = "all",
-                 goals: list[Goal] | None = None, root_turn: str = "goals", reply_goals: list[Goal] | None = None,
-                 root_goals: list[Goal] | None = None, own_turns: str = "goals",
-                 end_scorer: EndScorer | None = None, exact_own_ends: int = 0, exact_shortlist: int = 0,
-                 horizon_goals: tuple[list[Goal], ...] = (), strike_ends: str = "value"):
-        if opponent_goals not in ("all", "restricted"):
-            raise ValueError(f"opponent_goals must be 'all' or 'restricted', got {opponent_goals!r}")
-        for name, mode in (("root_turn", root_turn), ("own_turns", own_turns)):
-            if mode not in ("goals", "exhaustive"):
-                raise ValueError(f"{name} must be 'goals' or 'exhaustive', got {mode!r}")
-        if strike_ends not in ("value", "learned"):
-            raise ValueError(f"strike_ends must be 'value' or 'learned', got {strike_ends!r}")
-        if strike_ends == "learned" and end_scorer is None:
-            raise ValueError("strike_ends='learned' needs an end_scorer to pick the ends")
-        for name, n in (("exact_own_ends", exact_own_ends), ("exact_shortlist", exact_shortlist)):
-            if n < 0:
-                raise ValueError(f"{name} must be >= 0, got {n}")
-        if exact_shortlist and not (end_scorer and exact_own_ends):
-            raise ValueError("exact_shortlist needs an end_scorer to rank the ends and exact_own_ends > 0")
-        lists = [goals, reply_goals, root_goals, *horizon_goals]
-        if end_scorer is None and any(g.kind == "ranked" for goal_list in lists for g in goal_list or ()):
-            raise ValueError("ranked goals need an end_scorer to rank the turns")
-        self.root_turn, self.own_turns = root_turn, own_turns
-        self.model = model
-        self.root_player = root_player
-        self.opponent_goals = opponent_goals
-        self.goals = goals or all_goals(model)
-        self.reply_goals = reply_goals
-        self.root_goals = root_goals
-        self.end_scorer, self.strike_ends = end_scorer, strike_ends
-        self.horizon_goals = horizon_goals
-        self.exact_own_ends, self.exact_shortlist = exact_own_ends, exact_shortlist
+    def __init__(self, model: Model, root_player: int, policy: GoalPolicy = GoalPolicy(),
+                 end_scorer: EndScorer | None = None):
+        if policy.needs_scorer and end_scorer is None:
+            raise ValueError("this goal policy ranks turns or ends strikes by the learned end scorer: give end_scorer")
+        self.model, self.root_player, self.policy, self.end_scorer = model, root_player, policy, end_scorer
+        self.goals = policy.turn_goals(model)
+        self.reply_goals = policy.reply_goals(model)
+        self.horizon_goals = policy.horizon_goals(model)
         self.nodes = 0
         self._root_turns = 0
         self._ranked: dict[tuple, list[tuple[AState, list[tuple]]]] = {}
@@ -91,9 +43,7 @@ class GBSearch:
         """The goals the mover may choose with `turns` turns left (None: at the root)."""
         p = s.to_move
         goals = self.goals
-        if turns is None and self.root_goals is not None:
-            goals = self.root_goals
-        elif turns is not None and turns <= len(self.horizon_goals):
+        if turns is not None and turns <= len(self.horizon_goals):
             goals = self.horizon_goals[turns - 1]
         elif turns == self._root_turns - 1 and self.reply_goals is not None:
             goals = self.reply_goals
@@ -103,7 +53,7 @@ class GBSearch:
             n = len(self.ranked_turns(s, (self._root_turns if turns is None else turns) - 1))
             found |= {g for g in goals if g.kind == "ranked" and g.target < n}
         options = [g for g in goals if g in found]
-        if p != self.root_player and self.opponent_goals == "restricted":
+        if p != self.root_player and self.policy.opponents == "restricted":
             share = (self.model.board.continent_mask & (s.owner == p)[None, :]).sum(axis=1) / \
                 self.model.board.continent_mask.sum(axis=1)
             held = share >= 1
@@ -133,8 +83,8 @@ class GBSearch:
             end, actions = self.ranked_turns(s, after)[goal.target]
             self.nodes += len(actions)
             return end, list(actions)
-        exact = 0 < after <= self.exact_own_ends and p == self.root_player
-        if goal.kind == "strike" and after > 0 and (exact or self.strike_ends == "learned"):
+        exact = 0 < after <= self.policy.exact_own_ends and p == self.root_player
+        if goal.kind == "strike" and after > 0 and (exact or self.policy.strike_ends == "learned"):
             place = ("place", goal.target)
             placed = self.model.apply(s, place)
             if exact:
@@ -163,9 +113,9 @@ class GBSearch:
         trees counts."""
         p, ends, ab = s.to_move, turn_ends(self.model, s, self._count), MaxN(self.model)
         candidates = range(len(ends))
-        if self.exact_shortlist:
+        if self.policy.shortlist:
             scores = self.end_scorer.end_scores(self.model, ends, p, after)
-            candidates = sorted(np.argsort(-scores, kind="stable")[:self.exact_shortlist].tolist())
+            candidates = sorted(np.argsort(-scores, kind="stable")[:self.policy.shortlist].tolist())
         pick = first_best({i: float(ab.value(ends[i][0], after)[p]) for i in candidates})
         self.nodes += ab.nodes
         return ends[pick]
@@ -174,9 +124,6 @@ class GBSearch:
         self.nodes += 1
 
     def _children(self, s: AState, turns: int):
-        if self.own_turns == "exhaustive" and s.to_move == self.root_player:  # a later own turn: every sequence
-            yield from ((end, turns - 1) for _, end in self._sequences(s))
-            return
         for goal in self.choices(s, turns):
             yield self.simulate(s, goal, turns - 1)[0], turns - 1
 
@@ -209,7 +156,7 @@ class GBSearch:
         the value vector."""
         self.nodes += 1
         self._root_turns = turns
-        if self.root_turn == "exhaustive":
+        if self.policy.root == "exhaustive":
             return None, *self._exhaustive_turn(s, turns)
         best = None
         for goal in self.choices(s):

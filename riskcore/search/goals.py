@@ -14,8 +14,8 @@ Goals and their targets (enemy territories the goal attacks):
 - `ranked:i` none: the mover's whole turn (placement and attacks) that a learned end scorer ranks i-th (0 the
   best) among the distinct ends of all its placements (`search.endscore`; GB search plays it, as it holds the
   scorer). Initiated when the turn has more than i distinct ends.
-`grab`, `strike` and `ranked` are not in `all_goals`; the experiment measures them as extra goals (`GB+grab`,
-`GB+strike`) or as the goals of the turns next to the horizon.
+`grab`, `strike` and `ranked` are not in `all_goals`: a goal policy (`search.policy`) adds them to the turns it
+names.
 
 Algorithm, shared by all goals:
 - Placement: on the entry point (own territory next to a target) where the reserve newly makes a conquest
@@ -39,7 +39,7 @@ import numpy as np
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.endscore import turn_ends
 from riskcore.search.exhaustive import MaxN
-from riskcore.search.simple import expected_battle
+from riskcore.battle import expected_battle
 
 
 @dataclass(frozen=True)
@@ -163,15 +163,6 @@ def all_goals(m: Model) -> list[Goal]:
     goals += [Goal("conquer", c) for c in range(m.board.n_continents)]
     goals += [Goal(kind, q) for kind in ("break", "eliminate") for q in range(m.n_players)]
     return goals
-
-
-def strike_goals(m: Model) -> list[Goal]:
-    return [Goal("strike", t) for t in range(m.board.n_territories)]
-
-
-def ranked_goals(n: int) -> list[Goal]:
-    """The turns a learned end scorer ranks best, `n` of them (`ranked:0` .. `ranked:n-1`)."""
-    return [Goal("ranked", i) for i in range(n)]
 
 
 def applicable_goals(m: Model, s: AState, p: int, goals: list[Goal] | None = None) -> list[Goal]:

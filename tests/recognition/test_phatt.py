@@ -60,7 +60,7 @@ def test_hand_worked_posterior_first_action_shared_second_tells_apart(two_explan
     assert list(f.obs.kind[mine]) == ["reinforce", "attack_won"]
     assert f.obs.n_owned[mine].tolist() == [4, 4] and f.obs.n_attack[mine].tolist() == [3, 3]
     assert f.obs.n_fortify[mine].tolist() == [8, 8]
-    post = cumulative_posterior(f, phatt_loglik(f, PhattWeights.parse("simple", "c=1,i=0.5")))[mine]
+    post = cumulative_posterior(f, phatt_loglik(f, PhattWeights.from_params({"scheme": "simple", "c": 1, "i": 0.5})))[mine]
     assert post[0, 0] == pytest.approx(float(Fraction(19, 42)), abs=1e-12)
     assert post[1, 0] == pytest.approx(float(Fraction(361, 1419)), abs=1e-12)
 
@@ -92,7 +92,7 @@ def test_stable_over_ten_thousand_observations(features):
     one = features.select(np.arange(features.n) < 1)
     rows = np.zeros(10_000, dtype=int)
     long = features.select(rows)  # one (game, player) repeating the same observation 10,000 times
-    ll = phatt_loglik(long, PhattWeights.parse("simple", "c=1,i=0.5"))
+    ll = phatt_loglik(long, PhattWeights.from_params({"scheme": "simple", "c": 1, "i": 0.5}))
     post = cumulative_posterior(long, ll)
     assert np.isfinite(post).all() and np.allclose(post.sum(axis=1), 1)
     expected = np.log(one.hyp.prior) + 10_000 * ll[0]
@@ -133,8 +133,8 @@ def _reference_loglik(state_owner, player, kind, territory, hyp, w):
     return out
 
 
-@pytest.mark.parametrize("weights", [PhattWeights.parse("simple", "c=1,i=0.9,attack_won.i=0.6,fortify.c=2"),
-                                     PhattWeights.parse("proportional", "lam=0.8")])
+@pytest.mark.parametrize("weights", [PhattWeights.from_params({"scheme": "simple", "c": 1, "i": 0.9, "attack_won.i": 0.6, "fortify.c": 2}),
+                                     PhattWeights.from_params({"scheme": "proportional", "lam": 0.8})])
 def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
     hyp = build_hypotheses(load_board("classic"), "cards6")
     ll = phatt_loglik(features, weights)

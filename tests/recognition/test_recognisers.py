@@ -8,7 +8,6 @@ from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.scoring import Scorer
 from riskcore.recognition.pipeline import ensure_features
-from riskcore.recognition.phatt import PhattWeights
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.simulate import RunSpec, simulate
 
@@ -31,8 +30,8 @@ def _top1_at_end(f, post):
     return float((f.hyp.card_probs(post[last]).argmax(axis=1)[ok] == cards[ok]).mean())
 
 
-@pytest.mark.parametrize("rec", [Recogniser("inverse"), Recogniser("goal"),
-                                 Recogniser("classifier", train_run="train")])
+@pytest.mark.parametrize("rec", [Recogniser.from_spec("inverse"), Recogniser.from_spec("goal"),
+                                 Recogniser.from_spec("classifier:train=train")])
 def test_recognisers_beat_chance_on_constrained_play(focused, rec):
     f = load_features("test", "cards6", focused)
     assert _top1_at_end(f, rec.posterior(f, "test", focused)) > 1 / 6 + 0.15
@@ -40,23 +39,37 @@ def test_recognisers_beat_chance_on_constrained_play(focused, rec):
 
 def test_unknown_recogniser_or_parameter_is_rejected():
     with pytest.raises(ValueError, match="unknown recogniser 'oracle'"):
-        Recogniser("oracle")
+        Recogniser.from_spec("oracle")
     with pytest.raises(ValueError, match="no parameter"):
-        Recogniser("inverse", {"gamma": 1.0})
-    with pytest.raises(ValueError, match="needs --train-run"):
-        Recogniser("classifier")
+        Recogniser.from_spec("inverse:gamma=1")
+    with pytest.raises(ValueError, match="needs train=RUN"):
+        Recogniser.from_spec("classifier")
+    with pytest.raises(ValueError, match="beta=true.*must be float"):
+        Recogniser.from_spec("inverse:beta=true")
+    with pytest.raises(ValueError, match="unknown action kind 'sneak'"):
+        Recogniser.from_spec("phatt:sneak.i=0.5")
+
+
+@pytest.mark.parametrize("text,mapping", [
+    ("phatt:scheme=simple:i=0.9:attack_won.i=0.7", {"name": "phatt", "attack_won.i": 0.7, "i": 0.9}),
+    ("inverse:eps=0.05:beta=20", {"name": "inverse", "beta": 20}),
+    ("classifier:train=a,b", {"name": "classifier", "train": ["a", "b"], "C": 1}),
+])
+def test_a_setting_has_one_canonical_text_whatever_the_form_it_was_given_in(text, mapping):
+    a, b = Recogniser.from_spec(text), Recogniser.from_spec(mapping)
+    assert a == b and a.setting == b.setting and Recogniser.from_spec(a.setting) == a
 
 
 def test_recognize_and_evaluate_commands(focused, capsys):
     data = ["--data-dir", str(focused)]
-    for args in (["--recogniser", "uniform"], ["--recogniser", "phatt", "--scheme", "simple"],
-                 ["--recogniser", "inverse", "--params", "beta=10"]):
+    for args in (["--recogniser", "uniform"], ["--recogniser", "phatt:scheme=simple"],
+                 ["--recogniser", "inverse:beta=10"]):
         assert main(["recognize", "--run", "test", "--quiet"] + args + data) == 0
     recognize_out = capsys.readouterr().out
     assert "top1" in recognize_out and "log_loss" in recognize_out and "0.5" in recognize_out
     assert main(["evaluate", "--run", "test", "--bootstrap", "200"] + data) == 0
     out = capsys.readouterr().out
-    assert "inverse:beta=10,eps=0.05,focus=-1" in out and "uniform" in out
+    assert "inverse:beta=10:focus=-1:eps=0.05" in out and "uniform" in out
     m = query("SELECT * FROM recognition_metrics WHERE run = 'test' AND metric = 'top1' AND subset = 'all'",
               data_dir=focused)
     assert set(m.point.round(2)) == {0.1, 0.3, 0.5, 0.7, 1.0}
@@ -70,8 +83,8 @@ def test_recognize_and_evaluate_commands(focused, capsys):
 
 def test_bad_weights_are_named(focused, capsys):
     data = ["--data-dir", str(focused)]
-    assert main(["recognize", "--run", "test", "--weights", "attak_won.i=0.5"] + data) == 2
-    assert "unknown action kind(s) ['attak_won']" in capsys.readouterr().err
+    assert main(["recognize", "--run", "test", "--recogniser", "phatt:attak_won.i=0.5"] + data) == 2
+    assert "unknown action kind 'attak_won'" in capsys.readouterr().err
 
 
 def test_missing_run_and_missing_features_are_clear(focused, tmp_path):
@@ -128,6 +141,6 @@ def test_full_deck_hypotheses_cover_every_card(focused):
     assert hyp.membership(owner)[destroy_green].sum() == 5  # the territories green holds now
     ensure_features("test", "deck14", focused, workers=1, progress=False)
     f = load_features("test", "deck14", focused)
-    post = Recogniser("phatt", weights=PhattWeights("simple")).posterior(f, "test", focused)
+    post = Recogniser.from_spec("phatt:scheme=simple").posterior(f, "test", focused)
     assert post.shape == (f.n, 20) and np.allclose(post.sum(axis=1), 1)
     assert (f.truth.card >= 0).all()  # every player's card is a hypothesis now

@@ -1,32 +1,27 @@
-"""`riskcore experiment search`: GB against exhaustive max^n (AB), measured the way the paper did.
+"""`riskcore experiment search`: goal-based search (GB) against exhaustive max^n (AB), measured the way the
+paper did, to answer one question: how close does goal-based search get to exhaustive search, and at what share
+of its tree?
 
 1. Nodes explored against look-ahead (turns) for GB and AB, averaged over seeded positions.
-2. Accuracy at the deepest look-ahead AB finishes: the share of positions where GB's first decision has the
-   same AB value as AB's best, and the mean relative loss (AB best - value of GB's choice) / (value range of the
-   root actions). GB runs with both opponent models: opponents choose among all their goals ("GB") or only the
-   goal-restricting model's ("GB-restricted"); the root player always considers all its goals. "GB+grab" adds
-   the `grab` goal (the turn best for the player at its end) to every player's choices, "GB+strike" the `strike`
-   goals (reinforce one front territory, then the turn's best attacks). "AB turn + GB" is a hybrid: every action
-   sequence of the root player's turn, with GB's tree (all goals) below each end, so its first decision is not
-   goal-based. "AB turn + GB + reply strike" also gives the first reply (the next player's turn) the `strike`
-   goals. "GB+strike near + own AB turns" chooses the root goal among all goals and strikes, lets the first reply
-   strike too, and searches the root player's later turns over every action sequence (opponents by goals).
-   "GB+learned strike" is GB+strike whose strikes, when turns follow, end their turn where a scorer learned from
-   exact search two turns deeper (one on the second-last turn) picks (`endscore`; trained on other seeds).
-   "GB+learned strike + exact own ends" lets the root player's own strikes with one turn to follow end where exact
-   max^n over that turn picks (all ends searched); "... + exact top-3 own ends" searches only the scorer's three best
-   ends exactly (GBSearch's exact_own_ends and exact_shortlist), "... top-5" the five best. "AB turn + GB + learned
-   reply strike" is "AB turn + GB + reply strike" whose reply strikes end where the scorer picks. "AB turn + GB +
-   reply strike + ranked horizon" changes its last two turns: the second-last chooses only among the 8 whole turns
-   the scorer ranks best over every placement (`ranked` goals), the last plays `grab` (the mover's exact best turn).
-   "AB turn + GB + ranked reply + ranked horizon" also lets the first reply choose among the scorer's 4 best turns;
-   "... + ranked:5 horizon" gives its second-last turn the 5 best instead of 8.
-   With 3 players at four turns the root player's own second turn is the last, so the exact forms only differ from
-   GB+learned strike at shallower look-aheads. Two yardsticks are judged the same way: AB's own choice one turn
-   shallower, and a placement drawn uniformly at random.
-3. The tree-size estimate (formulas in `gbsearch`) against measured node counts (goal-rooted searches only).
-4. Scalability: GB nodes against players and the number of goal kinds; a GB agent's win rate against `mission`
-   agents on the classic board.
+2. Accuracy at every look-ahead AB finishes: the share of positions where a search's first decision has the same
+   AB value as AB's best, and the mean relative loss (AB best - value of the choice) / (value range of the root
+   actions). The searches (`SEARCHES`, each a `search.policy.GoalPolicy`):
+   - `GB`: the paper's search; every player chooses among all its goals.
+   - `GB-restricted`: the goal-restricting opponent model (opponents consider only `secure` and the continent
+     each is closest to holding).
+   - `GB+learned strikes`: the best goal-rooted search: every player may also `strike` (all reinforcements on one
+     front territory, then the turn's best attacks); a strike with turns still to follow ends where the learned end
+     scorer picks, and the root player's own strikes one turn before the horizon end where exact search over the
+     scorer's five best ends picks.
+   - `AB turn + GB`: the best hybrid: the root player's turn is searched over every action sequence (so its first
+     decision is not goal-based), GB's tree below each end; the first reply may also strike or play one of the four
+     whole turns the scorer ranks best, the second-last turn chooses among the scorer's eight best whole turns and
+     the last plays the mover's exact best turn (`grab`).
+   Two yardsticks are judged the same way: AB's own choice one turn shallower, and a placement drawn uniformly at
+   random.
+3. The tree-size estimate (formulas in `search.gbsearch`) against measured node counts (goal-rooted searches).
+4. Scalability: GB nodes against players and the goal kinds on the classic board; a GB agent's win rate against
+   `mission` agents.
 Positions: the start of a turn in seeded small-board games of `domination` agents (2 and 3 players).
 """
 
@@ -35,25 +30,24 @@ from __future__ import annotations
 import time
 from itertools import product
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from riskcore import paths
 from riskcore.board import load_board
 from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
+from riskcore.experiments import search_cache
+from riskcore.experiments.search_cache import entry_key
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
-from riskcore.paths import data_dir as default_data_dir
-from riskcore.search import cache as search_cache
 from riskcore.search import endfeatures, endscore
 from riskcore.search.abstract import AState, Model, first_best
-from riskcore.search.cache import entry_key
 from riskcore.search.endscore import load_scorer, to_json
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb
-from riskcore.search.goals import Goal, all_goals, ranked_goals, strike_goals
+from riskcore.search.policy import BASE_KINDS, GoalPolicy
 from riskcore.simulate import RunSpec, game_seeds, simulate_many
 from riskcore.stats import wilson_interval
 
@@ -74,84 +68,25 @@ def positions(n: int, players: int, seed: int, board: str = "small") -> list[ASt
     return out
 
 
-class Variant(NamedTuple):
-    opponents: str  # the opponents' goals, as GBSearch takes them
-    extra: tuple[str, ...] = ()  # goal kinds added to every player's `all_goals`
-    root_turn: str = "goals"  # GBSearch's root_turn
-    reply: tuple[str, ...] = ()  # goal kinds added for the first reply only (GBSearch's reply_goals)
-    root: tuple[str, ...] = ()  # goal kinds added for the root player's choice only (GBSearch's root_goals)
-    own_turns: str = "goals"  # GBSearch's own_turns: the root player's later turns
-    strike_ends: str = "value"  # a strike's end of turn: by its own "value", or "learned" (`endscore`)
-    exact_own_ends: int = 0  # GBSearch's exact_own_ends: own strikes this near the horizon end by exact search
-    exact_shortlist: int = 0  # GBSearch's exact_shortlist: only the scorer's best ends searched exactly
-    horizon: tuple[tuple[str, ...], ...] = ()  # GBSearch's horizon_goals: the goal kinds (nothing else) of the
-    # last turn, the second-last, ...; e.g. ("grab",), ("ranked:3",)
-
-
-GB_VARIANTS = {"GB": Variant("all"), "GB-restricted": Variant("restricted"), "GB+grab": Variant("all", ("grab",)),
-               "GB+strike": Variant("all", ("strike",)), "AB turn + GB": Variant("all", root_turn="exhaustive"),
-               "AB turn + GB + reply strike": Variant("all", root_turn="exhaustive", reply=("strike",)),
-               "GB+strike near + own AB turns": Variant("all", reply=("strike",), root=("strike",),
-                                                        own_turns="exhaustive"),
-               "GB+learned strike": Variant("all", ("strike",), strike_ends="learned"),
-               "GB+learned strike + exact own ends": Variant("all", ("strike",), strike_ends="learned",
-                                                             exact_own_ends=1),
-               "GB+learned strike + exact top-3 own ends": Variant("all", ("strike",), strike_ends="learned",
-                                                                   exact_own_ends=1, exact_shortlist=3),
-               "GB+learned strike + exact top-5 own ends": Variant("all", ("strike",), strike_ends="learned",
-                                                                   exact_own_ends=1, exact_shortlist=5),
-               "AB turn + GB + learned reply strike": Variant("all", root_turn="exhaustive", reply=("strike",),
-                                                              strike_ends="learned"),
-               "AB turn + GB + reply strike + ranked horizon": Variant("all", root_turn="exhaustive",
-                                                                       reply=("strike",),
-                                                                       horizon=(("grab",), ("ranked:8",))),
-               "AB turn + GB + ranked reply + ranked horizon": Variant("all", root_turn="exhaustive",
-                                                                       reply=("strike", "ranked:4"),
-                                                                       horizon=(("grab",), ("ranked:8",))),
-               "AB turn + GB + ranked reply + ranked:5 horizon": Variant("all", root_turn="exhaustive",
-                                                                         reply=("strike", "ranked:4"),
-                                                                         horizon=(("grab",), ("ranked:5",)))}
-# the variants that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
-GOAL_ROOTED = [name for name, v in GB_VARIANTS.items() if v.root_turn == v.own_turns == "goals"]
+SEARCHES = {
+    "GB": GoalPolicy(),
+    "GB-restricted": GoalPolicy(opponents="restricted"),
+    "GB+learned strikes": GoalPolicy(kinds=(*BASE_KINDS, "strike"), strike_ends="learned", exact_own_ends=1,
+                                     shortlist=5),
+    "AB turn + GB": GoalPolicy(root="exhaustive", reply=("strike", "ranked:4"), horizon=(("grab",), ("ranked:8",))),
+}
+# the searches that choose goals at every level, the only ones formula (2) of the tree-size estimate describes
+GOAL_ROOTED = [name for name, policy in SEARCHES.items() if policy.root == "goals"]
 # Yardsticks for the accuracy of a first decision, judged like GB's against AB at the same look-ahead: AB's own
 # choice one turn shallower, and a placement drawn uniformly (its expectation, so no dice are needed).
 REFERENCES = ("AB one turn shorter", "random placement")
-
-
-CACHE_FILE = "cache/search.parquet"  # in the data directory
+CACHE_NAME = "search.parquet"  # in the data directory's cache folder
 SAVE_SECONDS = 600  # a running experiment saves the searches it has done this often
 
 
-def extra_goals(model: Model, kinds: tuple[str, ...]) -> list[Goal]:
-    """The goals of the extra `kinds` (`strike`: one per territory; `ranked:n`: the n turns ranked best)."""
-    def expand(kind: str) -> list[Goal]:
-        if kind == "strike":
-            return strike_goals(model)
-        if kind.startswith("ranked:"):
-            return ranked_goals(int(kind.removeprefix("ranked:")))
-        return [Goal(kind)]
-
-    return [g for kind in kinds for g in expand(kind)]
-
-
-def variant_search(model: Model, player: int, variant: Variant) -> GBSearch:
-    """The GB search a variant names for `player`: every player's `all_goals` plus the variant's extra kinds, and
-    the first reply's and the root choice's goal lists, those goals plus their own extra kinds."""
-    goals = all_goals(model) + extra_goals(model, variant.extra)
-
-    def widened(kinds: tuple[str, ...]) -> list[Goal] | None:
-        return goals + extra_goals(model, kinds) if kinds else None
-
-    scorer = load_scorer(model.n_players) if uses_scorer(variant) else None
-    return GBSearch(model, player, variant.opponents, goals, variant.root_turn, widened(variant.reply),
-                    widened(variant.root), variant.own_turns, scorer, variant.exact_own_ends, variant.exact_shortlist,
-                    tuple(extra_goals(model, kinds) for kinds in variant.horizon), variant.strike_ends)
-
-
-def uses_scorer(variant: Variant) -> bool:
-    """Does the variant's search consult the learned end scorer (learned strike ends or ranked turns)?"""
-    kinds = (*variant.extra, *variant.reply, *variant.root, *(k for level in variant.horizon for k in level))
-    return variant.strike_ends == "learned" or any(k.startswith("ranked:") for k in kinds)
+def policy_search(model: Model, player: int, policy: GoalPolicy) -> GBSearch:
+    """The GB search of `policy` for `player`, with the stored end scorer when the policy needs it."""
+    return GBSearch(model, player, policy, load_scorer(model.n_players) if policy.needs_scorer else None)
 
 
 def judge(values: dict[tuple, float], chosen: tuple) -> dict:
@@ -161,11 +96,11 @@ def judge(values: dict[tuple, float], chosen: tuple) -> dict:
     return {"optimal": float(values[chosen] >= best - 1e-9), "relative_loss": loss}
 
 
-def _variant_key(model: Model, state: AState, lookahead: int, variant: Variant) -> str:
-    """A GB variant's cache key: `variant_search` and `extra_goals` turn it into a search, so their code is part
-    of it; a variant with learned strikes also keys on the scorer's code and stored weights."""
-    code, definition = (extra_goals, variant_search), tuple(variant)
-    if uses_scorer(variant):
+def _policy_key(model: Model, state: AState, lookahead: int, policy: GoalPolicy) -> str:
+    """A GB search's cache key: its policy, and for a policy that consults the learned end scorer the scorer's code
+    and stored weights."""
+    code, definition = (), (repr(policy),)
+    if policy.needs_scorer:
         code += (endfeatures, endscore)
         definition += (to_json(load_scorer(model.n_players)),)
     return entry_key(model, state, lookahead, definition, code)
@@ -173,10 +108,10 @@ def _variant_key(model: Model, state: AState, lookahead: int, variant: Variant) 
 
 def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str,
             cache: dict | None = None) -> list[dict]:
-    """AB, the `GB_VARIANTS` and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
+    """AB, the `SEARCHES` and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
     size; `generated`: the states the search made (AB: distinct subtrees, the transposition table's work; GB: its
     tree plus the goals' probes; the shallower AB: AB's at one turn less; random placement: none).
-    `cache` (a dict of `search.cache` entries): searches found there are not run again; new ones are added."""
+    `cache` (a dict of `search_cache` entries): searches found there are not run again; new ones are added."""
     cache = {} if cache is None else cache
     model = Model(load_board(board), players, max_attacks)
     p = state.to_move
@@ -196,10 +131,10 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         each = [judge(values[L], a) for a in values[L]]
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
-    for (name, v), L in product(GB_VARIANTS.items(), range(1, gb_turns + 1)):
-        key = _variant_key(model, state, L, v)
+    for (name, policy), L in product(SEARCHES.items(), range(1, gb_turns + 1)):
+        key = _policy_key(model, state, L, policy)
         if key not in cache:
-            gb, before = variant_search(model, p, v), model.generated
+            gb, before = policy_search(model, p, policy), model.generated
             goal, actions, _ = gb.decide(state, L)
             # an exhaustive root turn has no root goal: formula (2) does not describe it, so no g to measure
             cache[key] = {"nodes": gb.nodes, "generated": model.generated - before,
@@ -228,7 +163,8 @@ def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offs
 def _entry_keys(state: AState, model: Model, ab_turns: int, gb_turns: int) -> list[str]:
     """Every cache key `measure` may look up for `state` (AB one turn deeper too)."""
     keys = [entry_key(model, state, L) for L in range(1, ab_turns + 2)]
-    return keys + [_variant_key(model, state, L, v) for v, L in product(GB_VARIANTS.values(), range(1, gb_turns + 1))]
+    return keys + [_policy_key(model, state, L, policy) for policy, L in product(SEARCHES.values(),
+                                                                                  range(1, gb_turns + 1))]
 
 
 def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int = 9) -> pd.DataFrame:
@@ -240,7 +176,7 @@ def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int =
         model = Model(load_board("classic"), players, 3)
         for s in positions(n, players, seed, board="classic"):
             for label, kinds in kinds_sets.items():
-                gb = GBSearch(model, s.to_move, goals=[g for g in all_goals(model) if g.kind in kinds])
+                gb = GBSearch(model, s.to_move, GoalPolicy(kinds=kinds))
                 gb.decide(s, turns)
                 rows.append({"players": players, "goal_kinds": label, "n_goals": len(gb.goals), "nodes": gb.nodes})
     return pd.DataFrame(rows)
@@ -252,8 +188,8 @@ def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: i
                           deep_positions: int = 0, use_cache: bool = True) -> dict[str, pd.DataFrame]:
     """`deep_positions`: on the first this many positions of each player count AB also searches
     `ab_turns + 1` turns (costly: from a second to tens of minutes a position at 4 turns).
-    `use_cache`: read and extend the cache of searches (`search.cache`, `CACHE_FILE` in the data directory)."""
-    cache_path = Path(data_dir or default_data_dir()) / CACHE_FILE
+    `use_cache`: read and extend the cache of searches (`search_cache`, `CACHE_NAME` in the data directory's cache)."""
+    cache_path = paths.cache_dir(data_dir) / CACHE_NAME
     cached = search_cache.load(cache_path) if use_cache else {}
     tasks = []
     for players in (2, 3):
@@ -349,7 +285,7 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
 
 
 def estimate_table(nodes: pd.DataFrame) -> pd.DataFrame:
-    """Formulas (1)-(2) with b, g, m measured at look-ahead 1 (g and m per GB variant), against measured means at
+    """Formulas (1)-(2) with b, g, m measured at look-ahead 1 (g and m per GB search), against measured means at
     every look-ahead. Only AB and the goal-rooted searches: the yardsticks are no searches, and formula (2)
     assumes goal choices at every level, which an exhaustive root turn does not make."""
     rows = []

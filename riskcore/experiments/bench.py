@@ -42,14 +42,14 @@ def bench_case(config: GameConfig, agents: list[str], games: int, seed: int = 0)
             "us_per_action": round(1e6 * seconds / actions, 2)}
 
 
-def _sweep_chunk(run: str, data_dir: Path | None, labels: list[tuple[str, str]]) -> int:
+def _sweep_chunk(run: str, data_dir: Path | None, settings: list[dict]) -> int:
     from riskcore.recognition.features import load_features
     from riskcore.recognition.phatt import PhattWeights
     from riskcore.recognition.scoring import Scorer
 
     scorer = Scorer(load_features(run, "cards6", data_dir))
-    scorer.sweep_phatt([PhattWeights.parse(scheme, text) for scheme, text in labels])
-    return len(labels)
+    scorer.sweep_phatt([PhattWeights.from_params(params) for params in settings])
+    return len(settings)
 
 
 def bench_recognition(run: str, settings: int = 100, workers: int = 2, data_dir: Path | None = None,
@@ -59,8 +59,8 @@ def bench_recognition(run: str, settings: int = 100, workers: int = 2, data_dir:
     from riskcore.parallel import run_tasks
 
     half = settings // 2
-    labels = [("simple", f"c=1,i={x:.4f}") for x in np.linspace(0.3, 0.99, half)]
-    labels += [("proportional", f"lam={x:.4f}") for x in np.linspace(0.5, 0.99, settings - half)]
+    labels = [{"scheme": "simple", "c": 1.0, "i": float(x)} for x in np.linspace(0.3, 0.99, half)]
+    labels += [{"scheme": "proportional", "lam": float(x)} for x in np.linspace(0.5, 0.99, settings - half)]
     games = int(query("SELECT count(*) AS n FROM games WHERE run = ?", [run], data_dir).n[0])
     chunks = [labels[i::workers] for i in range(workers)]
     start = time.perf_counter()
@@ -68,7 +68,7 @@ def bench_recognition(run: str, settings: int = 100, workers: int = 2, data_dir:
     seconds = time.perf_counter() - start
     df = pd.DataFrame([{"run": run, "games": games, "settings": done, "workers": workers,
                         "seconds": round(seconds, 2), "target_seconds": 60}])
-    out_dir = Path(out_dir or paths.reports_dir() / "benchmarks")
+    out_dir = Path(out_dir or paths.benchmarks_dir())
     write_text(out_dir / "recognition.md", "# PHATT weight sweep benchmark\n\n"
                "Scoring (posteriors and top-1 / top-3 / log loss at the checkpoints) of weight settings over a "
                "run's stored pending-set counts, features loaded once per worker.\n\n"
@@ -82,7 +82,7 @@ def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:
         n = games if agents[0] != "random" else max(10, games // 5)
         rows.append({"case": name, **bench_case(config, agents, n)})
     df = pd.DataFrame(rows)
-    out_dir = Path(out_dir or paths.reports_dir() / "benchmarks")
+    out_dir = Path(out_dir or paths.benchmarks_dir())
     meta = {"engine_version": ENGINE_VERSION, "python": platform.python_version(), "machine": platform.machine(),
             "processor": platform.processor() or "unknown", "target": ">= 25 mission games/s/core"}
     write_text(out_dir / "engine.md", "# Engine benchmark (one core)\n\n" + json.dumps(meta) + "\n\n"

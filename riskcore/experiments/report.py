@@ -17,6 +17,7 @@ from riskcore.storage import write_text
 
 NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "05-agents", "06-search",
              "report")
+TITLE = "Plan recognition and game AI in RISK"
 FIGURES = {
     "traces-win-rates": "01-traces",
     "traces-game-length": "01-traces",
@@ -41,7 +42,7 @@ FIGURES = {
 
 
 def notebook_path(name: str) -> Path:
-    path = paths.project_root() / "notebooks" / f"{name}.py"
+    path = paths.notebooks_dir() / f"{name}.py"
     if not path.exists():
         raise FileNotFoundError(f"notebook {name!r} not found at {path}")
     return path
@@ -51,11 +52,11 @@ def run_notebook(name: str, parameters: dict[str, Any] | None = None, data_dir: 
     """Execute one notebook; the executed copy is written atomically to reports/notebooks/NAME.ipynb."""
     import papermill
 
-    from riskcore.sweep import notebook_as_ipynb
+    from riskcore.experiments.sweep import notebook_as_ipynb
 
-    out = paths.reports_dir() / "notebooks" / f"{name}.ipynb"
+    out = paths.executed_notebooks_dir() / f"{name}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
-    env = {"RISKCORE_DATA": str(Path(data_dir or paths.data_dir()).resolve()),
+    env = {"RISKCORE_DATA": str(paths.data_dir(data_dir)),
            "RISKCORE_REPORTS": str(paths.reports_dir())}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # the kernel inherits them
@@ -82,10 +83,11 @@ def build_html(executed: Path) -> Path:
 
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     nb = nbformat.read(executed, as_version=4)
+    nb.metadata["title"] = TITLE
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i:03d}"  # jupytext and papermill draw random ids; the HTML must be byte-reproducible
     body, _ = exporter.from_notebook_node(nb)
-    path = paths.reports_dir() / "report.html"
+    path = paths.report_html()
     write_text(path, body)
     return path
 

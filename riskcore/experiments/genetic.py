@@ -1,14 +1,23 @@
-"""Head-to-head validation of two agents: seat-rotated two-player games, win rate with a Wilson interval."""
+"""Genetic tuning of the minimax agent's weights, run and validated: the GA (`tuning.genetic`) with its
+checkpoints in the data directory, then the tuned weights head-to-head against equal weights (seat-rotated
+two-player games, win rate with a Wilson interval). The sweep point `notebooks/points/genetic_point.py` calls
+`tune_and_validate`.
+"""
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
+from riskcore import paths
 from riskcore.config import GameConfig
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.simulate import game_seeds
 from riskcore.stats import wilson_interval
+from riskcore.tuning.genetic import GAConfig, agent_spec, best_gene, run_ga
 
 
 def _chunk(a: str, b: str, config: GameConfig, items: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -33,3 +42,17 @@ def head_to_head(a: str, b: str, games: int, cfg, seed: int = 0, workers: int | 
     low, high = wilson_interval(wins, games)
     return {"agent": a, "opponent": b, "games": games, "wins": wins, "draws": draws, "win_rate": wins / games,
             "ci_low": float(low), "ci_high": float(high)}
+
+
+def tune_and_validate(cfg: GAConfig, validation_games: int, name: str = "interactive",
+                      data_dir: Path | None = None, workers: int | None = None, dask: str | None = None,
+                      progress: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Run (or resume) the GA with checkpoints under the data directory's tuning folder (`name`), then play the
+    best gene against equal weights. Returns (every generation's population, the validation row)."""
+    history = run_ga(cfg, paths.tuning_dir(data_dir) / name, workers, dask, progress)
+    tuned = best_gene(history)
+    result = head_to_head(agent_spec(tuned, cfg), agent_spec(np.ones(len(tuned)), cfg), validation_games, cfg,
+                          seed=cfg.seed + 1, workers=workers)
+    validation = pd.DataFrame([{**{f"tuned_w{i + 1}": w for i, w in enumerate(tuned)}, **result,
+                                "seed": cfg.seed}])
+    return history.assign(seed=cfg.seed), validation

@@ -1,11 +1,11 @@
 """A cache of the search experiment's measurements, so a rerun repeats no search it has already done.
 
-Every search `experiment.measure` runs is deterministic: its result depends only on the position, the look-ahead,
-and the code and settings of the search. An entry's key hashes all of these: the code by the source of the
-modules the search runs (AB: the abstract model, the expected battles and AB; a GB variant also the goals, GB and
-the functions that build its goal lists and its search), the settings by the board's arrays, the players, the
-attack limit, the mission targets and the variant. Changing any of them misses the cache instead of reading a
-stale result, so adding a variant to the experiment runs only that variant's searches.
+Every search `experiments.search.measure` runs is deterministic: its result depends only on the position, the
+look-ahead, and the code and settings of the search. An entry's key hashes all of these: the code by the source of
+the modules the search runs (AB: the abstract model, the expected battles and AB; a GB search also the goals, the
+goal policy and GB), the settings by the board's arrays, the players, the attack limit, the mission targets and
+the goal policy. Changing any of them misses the cache instead of reading a stale result, so adding a search to
+the experiment runs only that search.
 
 Stored as one Parquet file of (key, JSON payload) rows sorted by key, written atomically. JSON keeps float64
 values exactly, so a run served from the cache writes the same tables as a fresh run. Deleting the file is safe.
@@ -22,12 +22,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from riskcore.search import abstract, exhaustive, gbsearch, goals, simple
+from riskcore import battle
+from riskcore.search import abstract, exhaustive, gbsearch, goals, policy
 from riskcore.search.abstract import AState, Model
 from riskcore.storage import write_parquet
 
-AB_CODE = (abstract, simple, exhaustive)
-GB_CODE = (*AB_CODE, goals, gbsearch)
+AB_CODE = (abstract, battle.expected_battle, battle.expected_attack, exhaustive)
+GB_CODE = (*AB_CODE, goals, policy, gbsearch)
 
 
 class CacheError(ValueError):
@@ -52,12 +53,12 @@ def _model_digest(model: Model) -> str:
     return h.hexdigest()
 
 
-def entry_key(model: Model, state: AState, lookahead: int, variant: tuple | None = None,
-              variant_code: tuple = ()) -> str:
-    """The key of AB's measurement (`variant` None) or a GB variant's (`variant`: its definition, and
-    `variant_code` the functions outside `GB_CODE` that turn it into a search)."""
-    code = _source_digest(AB_CODE) if variant is None else _source_digest((*GB_CODE, *variant_code))
-    h = hashlib.sha256(f"{code}|{_model_digest(model)}|{lookahead}|{variant!r}|".encode())
+def entry_key(model: Model, state: AState, lookahead: int, search: tuple | None = None,
+              search_code: tuple = ()) -> str:
+    """The key of AB's measurement (`search` None) or a GB search's (`search`: its definition, and
+    `search_code` the modules outside `GB_CODE` that it runs)."""
+    code = _source_digest(AB_CODE) if search is None else _source_digest((*GB_CODE, *search_code))
+    h = hashlib.sha256(f"{code}|{_model_digest(model)}|{lookahead}|{search!r}|".encode())
     for part in state.key():
         h.update(part if isinstance(part, bytes) else f"{part}|".encode())
     return h.hexdigest()

@@ -3,7 +3,8 @@
 Honest protocol: for every focus level a training run and a test run are simulated with disjoint seeds. Every
 recogniser parameter (PHATT weights, goal temperature, inverse-planning beta and focus, the classifier) is chosen
 on the pooled training runs by mean log loss over the checkpoints, without knowing each run's focus, and all
-reported numbers come from the test runs. Writes `reports/recognition.md` and the `recognition_tuning` table.
+reported numbers come from the test runs. Writes `reports/recognition.md` and the tables `recognition_tuning`
+and `recognition_runs` (which run is the training or test run of which focus level).
 """
 
 from __future__ import annotations
@@ -17,30 +18,30 @@ import pandas as pd
 
 from riskcore import paths
 from riskcore.config import GameConfig
-from riskcore.db import query, store_frames
+from riskcore.db import DataError, query, store_frames
 from riskcore.recognition.baselines import goal_posterior
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
-from riskcore.recognition.phatt import PhattWeights
-from riskcore.recognition.pipeline import ensure_features, evaluate, recognize_many, top1_table
-from riskcore.recognition.recognisers import Recogniser
+from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, evaluate, recognize_many, top1_table
+from riskcore.recognition.recognisers import Recogniser, label
 from riskcore.recognition.scoring import Scorer
 from riskcore.simulate import RunSpec, simulate
 from riskcore.storage import write_text
 
 FOCUS_LEVELS = (0.0, 0.5, 0.8, 1.0)
 DEFAULT_FOCUS = 0.8  # the mission agent's default
-GRIDS = {
-    "phatt-simple": [PhattWeights.parse("simple", f"c=1,i={i}") for i in (0.98, 0.9, 0.7, 0.5, 0.3)],
-    "phatt-proportional": [PhattWeights.parse("proportional", f"lam={x}") for x in (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)],
-    "goal": [0.02, 0.05, 0.1, 0.2, 0.5],
+GRIDS = {  # per family, the settings tuned on the training runs
+    "phatt-simple": [f"phatt:scheme=simple:c=1:i={i}" for i in (0.98, 0.9, 0.7, 0.5, 0.3)],
+    "phatt-proportional": [f"phatt:scheme=proportional:lam={x}" for x in (0.6, 0.7, 0.8, 0.9, 0.95, 0.99)],
+    "goal": [f"goal:temperature={t}" for t in (0.02, 0.05, 0.1, 0.2, 0.5)],
     # beta x focus (-1: marginalised over the player's unknown focus) x lapse rate
-    "inverse": list(itertools.product((5.0, 10.0, 20.0), (-1.0, 0.8, 1.0), (0.05, 0.2))),
+    "inverse": [f"inverse:beta={b}:focus={f}:eps={e}"
+                for b, f, e in itertools.product((5, 10, 20), (-1, 0.8, 1), (0.05, 0.2))],
 }
-ABLATION = {"attacks": ("attack_won", "attack_lost"),
-            "attacks+reinforce": ("attack_won", "attack_lost", "reinforce"),
-            "attacks+reinforce+defence+fortify": ("attack_won", "attack_lost", "reinforce", "defend_won",
-                                                  "defend_lost", "fortify")}
+ABLATION = ("attack_won,attack_lost", "attack_won,attack_lost,reinforce",
+            "attack_won,attack_lost,reinforce,defend_won,defend_lost,fortify")
+REFERENCE_PHATT = "phatt:scheme=simple:c=1:i=0.98"  # the reference study's weights
+RUNS_KEY = "rec-experiment"  # the key of the experiment's own tables (tuning, runs)
 
 
 def run_name(split: str, focus: float) -> str:
@@ -56,6 +57,35 @@ def simulate_runs(games: int, seed: int, data_dir: Path | None, workers: int | N
             simulate(spec, data_dir, workers, dask, progress)
             ensure_features(spec.run, "cards6", data_dir, rebuild=True, workers=workers, dask_address=dask,
                             progress=progress)
+    store_frames({"recognition_runs": runs_table(games, seed)}, "metrics", {"run": RUNS_KEY}, data_dir)
+
+
+def experiment_runs(split: str = "test", data_dir: Path | None = None) -> pd.DataFrame:
+    """The experiment's runs of one split (`train` or `test`): columns `run` and `focus`, by focus."""
+    df = query("SELECT experiment_run AS run, focus FROM recognition_runs WHERE run = ? AND split = ? ORDER BY focus",
+               [RUNS_KEY, split], data_dir)
+    if df.empty:
+        raise DataError(f"no {split} runs of the recognition experiment: run `riskcore experiment recognition`")
+    return df
+
+
+def test_metrics(data_dir: Path | None = None) -> pd.DataFrame:
+    """`recognition_metrics` of the experiment's test runs, with each row's `focus`, the recogniser's readable
+    name (`recogniser`) and whether it is one of the ablation's settings (`ablation`)."""
+    runs = experiment_runs("test", data_dir)
+    marks = ", ".join("?" for _ in runs.run)
+    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks})", list(runs.run), data_dir)
+    recs = {s: Recogniser.from_spec(s) for s in m.setting.unique()}
+    return m.assign(focus=m.run.map(dict(zip(runs.run, runs.focus))), recogniser=m.setting.map(lambda s: recs[s].label),
+                    ablation=m.setting.map(lambda s: recs[s].kinds is not None))
+
+
+def runs_table(games: int, seed: int) -> pd.DataFrame:
+    """Which run is the training or test run of which focus level (notebooks select runs by these columns)."""
+    rows = [{"experiment_run": run_name(split, focus), "split": split, "focus": focus,
+             "agents": f"mission:focus={focus:g}", "games": games, "seed": seed + 1000 * j + i}
+            for i, focus in enumerate(FOCUS_LEVELS) for j, split in enumerate(("train", "test"))]
+    return pd.DataFrame(rows).assign(run=RUNS_KEY)
 
 
 def tune_run(run: str, focus: float, data_dir: Path | None) -> list[dict]:
@@ -65,19 +95,23 @@ def tune_run(run: str, focus: float, data_dir: Path | None) -> list[dict]:
     cands = load_candidates(f, run, data_dir)
     rows: list[dict] = []
 
-    def add(family: str, label: str, score: pd.DataFrame) -> None:
+    def add(family: str, setting: str, score: pd.DataFrame) -> None:
         for point, r in score.iterrows():
-            rows.append({"family": family, "setting": label, "train_focus": focus, "point": point,
+            rows.append({"family": family, "setting": setting, "train_focus": focus, "point": point,
                          "top1": r.top1, "log_loss": r.log_loss})
 
     for family in ("phatt-simple", "phatt-proportional"):
-        for w in GRIDS[family]:
-            add(family, f"phatt:{w.label()}", scorer.phatt(w))
-    for t in GRIDS["goal"]:
-        add("goal", f"goal:temperature={t:g}", scorer.score(goal_posterior(f, t)))
-    for beta, foc, eps in GRIDS["inverse"]:
-        post = inverse_posterior(f, cands, scorer.starts, beta, foc, eps)
-        add("inverse", Recogniser("inverse", {"beta": beta, "focus": foc, "eps": eps}).setting, scorer.score(post))
+        for spec in GRIDS[family]:
+            rec = Recogniser.from_spec(spec)
+            add(family, rec.setting, scorer.phatt(rec.weights))
+    for spec in GRIDS["goal"]:
+        rec = Recogniser.from_spec(spec)
+        add("goal", rec.setting, scorer.score(goal_posterior(f, rec.kwargs["temperature"])))
+    for spec in GRIDS["inverse"]:
+        rec = Recogniser.from_spec(spec)
+        p = rec.kwargs
+        add("inverse", rec.setting, scorer.score(inverse_posterior(f, cands, scorer.starts, p["beta"], p["focus"],
+                                                                   p["eps"])))
     return rows
 
 
@@ -91,29 +125,21 @@ def tune(data_dir: Path | None, workers: int | None = None) -> tuple[pd.DataFram
     table = pd.DataFrame(rows)
     pooled = table.groupby(["family", "setting"])[["log_loss", "top1"]].mean().reset_index()
     best = pooled.loc[pooled.groupby("family").log_loss.idxmin()].set_index("family").setting
-    return table, {family: _recogniser_from_setting(setting) for family, setting in best.items()}
+    return table, {family: Recogniser.from_spec(setting) for family, setting in best.items()}
 
 
-def _recogniser_from_setting(setting: str) -> Recogniser:
-    name, _, rest = setting.partition(":")
-    if name == "phatt":
-        scheme, _, weights = rest.partition(":")
-        return Recogniser("phatt", weights=PhattWeights.parse(scheme, weights))
-    params = {k: float(v) for k, v in (kv.split("=") for kv in rest.split(","))}
-    return Recogniser(name, params)
+def with_kinds(rec: Recogniser, kinds: str) -> Recogniser:
+    """`rec` with only the observation `kinds` carrying evidence (the ablation)."""
+    return Recogniser.from_spec(f"{rec.setting}:kinds={kinds}")
 
 
 def recognisers_for_test(chosen: dict[str, Recogniser]) -> list[Recogniser]:
     train_runs = ",".join(run_name("train", f) for f in FOCUS_LEVELS)
-    recs = [Recogniser("uniform"), chosen["goal"], Recogniser("phatt", weights=PhattWeights("equal")),
-            Recogniser("phatt", weights=PhattWeights("simple")),  # the reference's 1.0 / 0.98
-            chosen["phatt-simple"], chosen["phatt-proportional"], chosen["inverse"],
-            Recogniser("classifier", train_run=train_runs)]
-    for kinds in ABLATION.values():  # does more evidence help? (the reference's hypothesis)
-        base = chosen["inverse"]
-        recs.append(Recogniser(base.name, dict(base.params), base.weights, kinds=kinds))
-        base = chosen["phatt-simple"]
-        recs.append(Recogniser(base.name, dict(base.params), base.weights, kinds=kinds))
+    recs = [Recogniser.from_spec("uniform"), chosen["goal"], Recogniser.from_spec("phatt:scheme=equal"),
+            Recogniser.from_spec(REFERENCE_PHATT), chosen["phatt-simple"], chosen["phatt-proportional"],
+            chosen["inverse"], Recogniser.from_spec(f"classifier:train={train_runs}")]
+    for kinds in ABLATION:  # does more evidence help? (the reference's hypothesis)
+        recs += [with_kinds(chosen["inverse"], kinds), with_kinds(chosen["phatt-simple"], kinds)]
     unique = {}
     for r in recs:
         unique.setdefault(r.setting, r)
@@ -135,31 +161,36 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
 
 
 def _store_tuning(tuning: pd.DataFrame, data_dir: Path | None) -> None:
-    store_frames({"recognition_tuning": tuning.assign(run="rec-experiment")}, "metrics", {"run": "rec-experiment"},
-                 data_dir)
+    store_frames({"recognition_tuning": tuning.assign(run=RUNS_KEY)}, "metrics", {"run": RUNS_KEY}, data_dir)
 
 
 def _fmt(v: float, lo: float, hi: float) -> str:
     return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
+def focus_of(runs: pd.Series) -> pd.Series:
+    """The focus level of each test run name."""
+    return runs.map({run_name("test", f): f for f in FOCUS_LEVELS})
+
+
 def write_report(chosen: dict[str, Recogniser], games: int, data_dir: Path | None, out: Path | None) -> Path:
     runs = [run_name("test", f) for f in FOCUS_LEVELS]
-    m = query("SELECT * FROM recognition_metrics WHERE run IN (" + ", ".join("?" for _ in runs) + ")", runs,
-              data_dir)
-    pairs = query("SELECT * FROM recognition_paired WHERE run IN (" + ", ".join("?" for _ in runs) + ")", runs,
-                  data_dir)
+    marks = ", ".join("?" for _ in runs)
+    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks})", runs, data_dir)
+    pairs = query(f"SELECT * FROM recognition_paired WHERE run IN ({marks})", runs, data_dir)
+    m["recogniser"] = m.setting.map(label)
     main_settings = [r.setting for r in recognisers_for_test(chosen) if r.kinds is None]
     lines = [f"# Mission recognition results ({games} test games per focus level, 4 players)", "",
              "Card level, 6 continent mission cards (chance 1/6); players holding another card are not scored. "
              "Parameters chosen on training runs with other seeds (`recognition_tuning`); 95% bootstrap "
              "intervals over games. Generated by `riskcore experiment recognition`.", "",
-             "Chosen settings: " + ", ".join(f"`{r.setting}`" for r in chosen.values()), ""]
+             "Chosen settings: " + ", ".join(f"{r.label} (`{r.setting}`)" for r in chosen.values()), ""]
     for focus, run in zip(FOCUS_LEVELS, runs):
         sub = m[(m.run == run) & m.setting.isin(main_settings)]
         lines += [f"## Focus {focus:g}: top-1 by share of the observation window", "",
-                  top1_table(sub).to_markdown(), "",
-                  f"Log loss (uniform = {np.log(6):.3f}):", "", top1_table(sub, "log_loss").to_markdown(), ""]
+                  top1_table(sub, index="recogniser").to_markdown(), "",
+                  f"Log loss (uniform = {np.log(6):.3f}):", "",
+                  top1_table(sub, "log_loss", index="recogniser").to_markdown(), ""]
     lines += _targets(m, pairs, chosen)
     lines += _winners(m, main_settings), ""
     lines += _ablation(m, chosen), ""
@@ -178,9 +209,9 @@ def _targets(m: pd.DataFrame, pairs: pd.DataFrame, chosen: dict[str, Recogniser]
         row = d[(d.setting == setting) & (d.metric == metric) & (d.point == point)]
         return float(row.value.iloc[0]) if len(row) else np.nan
 
-    simple = "phatt:simple:c=1,i=0.98"
-    ll_ok = all(val(best, "log_loss", p) <= val("uniform", "log_loss", p) for p in (0.1, 0.3, 0.5, 0.7, 1.0))
-    simple_ok = all(val(simple, "top1", p) > val("uniform", "top1", p) for p in (0.1, 0.3, 0.5, 0.7, 1.0))
+    simple = REFERENCE_PHATT
+    ll_ok = all(val(best, "log_loss", p) <= val("uniform", "log_loss", p) for p in CHECKPOINTS)
+    simple_ok = all(val(simple, "top1", p) > val("uniform", "top1", p) for p in CHECKPOINTS)
     goal = chosen["goal"].setting
     sig = pairs[(pairs.run == run) & (pairs.a == best) & (pairs.b == goal) & (pairs.metric == "top1")
                 & pairs.point.isin([0.3, 0.5])]
@@ -189,10 +220,10 @@ def _targets(m: pd.DataFrame, pairs: pd.DataFrame, chosen: dict[str, Recogniser]
     def mark(ok):
         return "met" if ok else "**missed**"
 
-    simple_top1 = ", ".join(f"{val(simple, 'top1', p):.3f}" for p in (0.1, 0.3, 0.5, 0.7, 1.0))
+    simple_top1 = ", ".join(f"{val(simple, 'top1', p):.3f}" for p in CHECKPOINTS)
     best50, best100 = val(best, "top1", 0.5), val(best, "top1", 1.0)
 
-    return [f"## Targets at the default focus ({DEFAULT_FOCUS:g}), best recogniser `{best}`", "",
+    return [f"## Targets at the default focus ({DEFAULT_FOCUS:g}), best recogniser {label(best)}", "",
             f"- top-1 >= 0.45 at 50% observed: {best50:.3f}, {mark(best50 >= 0.45)}",
             f"- top-1 >= 0.70 at 100% observed: {best100:.3f}, {mark(best100 >= 0.70)}",
             f"- log loss never worse than uniform at any checkpoint: {mark(ll_ok)}",
@@ -205,24 +236,20 @@ def _targets(m: pd.DataFrame, pairs: pd.DataFrame, chosen: dict[str, Recogniser]
 
 def _winners(m: pd.DataFrame, settings: list[str]) -> str:
     d = m[m.subset.isin(["winners", "losers"]) & (m.metric == "top1") & (m.point == 0.5) & m.setting.isin(settings)]
-    d = d.assign(cell=[_fmt(r.value, r.ci_low, r.ci_high) for r in d.itertuples()],
-                 focus=d.run.str.replace("rec-test-f", "", regex=False))
-    table = d.pivot_table(index=["focus", "setting"], columns="subset", values="cell", aggfunc="first")
+    d = d.assign(cell=[_fmt(r.value, r.ci_low, r.ci_high) for r in d.itertuples()], focus=focus_of(d.run))
+    table = d.pivot_table(index=["focus", "recogniser"], columns="subset", values="cell", aggfunc="first")
     return "## Winners vs losers (top-1 at 50% observed)\n\n" + table.to_markdown()
 
 
 def _ablation(m: pd.DataFrame, chosen: dict[str, Recogniser]) -> str:
-    d = m[(m.subset == "all") & (m.metric == "top1") & (m.point == 0.5)]
+    d = m[(m.subset == "all") & (m.metric == "top1") & (m.point == 0.5)].assign(focus=lambda x: focus_of(x.run))
     rows = []
     for base in (chosen["phatt-simple"], chosen["inverse"]):
-        for label, kinds in list(ABLATION.items()) + [("all kinds", None)]:
-            setting = Recogniser(base.name, dict(base.params), base.weights, kinds=kinds).setting
-            for run in sorted(d.run.unique()):
-                r = d[(d.run == run) & (d.setting == setting)]
-                if len(r):
-                    rows.append({"recogniser": base.setting, "kinds": label,
-                                 "focus": run.replace("rec-test-f", ""),
-                                 "top1@50%": _fmt(r.value.iloc[0], r.ci_low.iloc[0], r.ci_high.iloc[0])})
+        for rec in [with_kinds(base, kinds) for kinds in ABLATION] + [base]:
+            for r in d[d.setting == rec.setting].sort_values("focus").itertuples():
+                rows.append({"recogniser": base.label, "kinds": rec.label.removeprefix(base.label).strip(" []")
+                             or "every kind", "focus": f"{r.focus:g}",
+                             "top1@50%": _fmt(r.value, r.ci_low, r.ci_high)})
     table = pd.DataFrame(rows).pivot_table(index=["recogniser", "kinds"], columns="focus", values="top1@50%",
                                            aggfunc="first")
     return "## Ablation: observation kinds (top-1 at 50% observed)\n\n" + table.to_markdown()

@@ -1,5 +1,5 @@
 """Border Security Ratio (BSR) drafting: where a player's reinforcements go, as in the minimax RISK agent this
-project reproduces. Shared by the `bsr` agent and the minimax agent's search (`search.minimax`).
+project reproduces. Shared by the `bsr` agent and the minimax agent's search (`agents.minimax_search`).
 
 For each border territory x of the player (one with an enemy neighbour):
     BST(x) = sum of enemy armies adjacent to x          (Border Security Threat)

@@ -1,10 +1,21 @@
-"""Depth-limited paranoid alpha-beta over attack sequences in the simplified model (`search.simple`).
+"""The minimax agent's own model of RISK and its search (after the reference minimax agent).
 
-Paranoid search (Sturtevant & Korf 2000): the root player maximises its leaf value; every other player is assumed
-to minimise it, which turns an n-player game into a two-sided one so alpha-beta pruning applies. A ply is one
-decision of the player to move: one of its best `width` allowed attacks (by army advantage), or ending its turn
-(forced after 3 attacks). When a turn ends, the next player drafts its reinforcements with the BSR heuristic.
-`plain_minimax` searches the same tree without pruning; both count the nodes they visit.
+Model (simplified):
+- attacks only from a territory with more armies than its target;
+- a battle has one deterministic outcome, `riskcore.battle.expected_battle`; a conquest moves every survivor in;
+- each player makes 0-3 attacks a turn; opponents are modelled the same way; when a turn ends, the next player
+  drafts its reinforcements with the BSR heuristic (`agents.drafting`).
+
+Leaf value for player p (weights w, features in [0, 1]):
+    w1 territory share + w2 army share + w3 mean defensive ratio on p's borders
+    + w4 (1 - mean share of enemy neighbours over p's territories)
+with defensive ratio(x) = armies(x) / (armies(x) + enemy armies adjacent to x).
+
+Search: depth-limited paranoid alpha-beta (Sturtevant & Korf 2000): the root player maximises its leaf value;
+every other player is assumed to minimise it, which turns an n-player game into a two-sided one so alpha-beta
+pruning applies. A ply is one decision of the player to move: one of its best `width` allowed attacks (by army
+advantage), or ending its turn (forced after 3 attacks). `plain_minimax` searches the same tree without pruning;
+both count the nodes they visit.
 """
 
 from __future__ import annotations
@@ -13,11 +24,38 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from riskcore.agents.drafting import bsr_allocation
+from riskcore.battle import expected_attack
 from riskcore.floatdot import dot
-from riskcore.search.drafting import bsr_allocation
-from riskcore.search.simple import MAX_ATTACKS, apply_attack, attacks, features
 
+MAX_ATTACKS = 3
 END = None  # the "end my turn" move
+
+
+def features(board, owner: np.ndarray, armies: np.ndarray, player: int) -> np.ndarray:
+    """The four leaf features in [0, 1] (see module docstring)."""
+    mine = owner == player
+    n_mine = mine.sum()
+    if n_mine == 0:
+        return np.zeros(4)
+    adj = board.adjacency
+    enemy_armies = np.where(mine, 0, armies)
+    threat = adj.astype(np.int64) @ enemy_armies
+    borders = mine & (threat > 0)
+    defensive = (armies[borders] / (armies[borders] + threat[borders])).mean() if borders.any() else 1.0
+    degree = adj.sum(axis=1)
+    enemy_share = ((adj.astype(np.int64) @ (~mine).astype(np.int64))[mine] / degree[mine]).mean()
+    return np.array([n_mine / len(owner), armies[mine].sum() / armies.sum(), defensive, 1.0 - enemy_share])
+
+
+def attacks(board, owner: np.ndarray, armies: np.ndarray, player: int) -> list[tuple[int, int]]:
+    """Allowed attacks: own src with more armies than an adjacent enemy dst, ordered by army advantage."""
+    src, dst = np.nonzero(board.adjacency)
+    ok = (owner[src] == player) & (owner[dst] != player) & (armies[src] > armies[dst]) & (armies[src] >= 2)
+    s, d = src[ok], dst[ok]
+    order = np.argsort(-(armies[s] - armies[d]), kind="stable")
+    return [(int(s[i]), int(d[i])) for i in order]
+
 
 
 @dataclass
@@ -48,7 +86,7 @@ class Search:
 
     def child(self, node: SearchNode, move) -> SearchNode:
         if move is not END:
-            owner, armies = apply_attack(node.owner, node.armies, *move)
+            owner, armies = expected_attack(node.owner, node.armies, *move)
             return SearchNode(owner, armies, node.to_move, node.attacks_made + 1)
         nxt = node.to_move
         for _ in range(self.n_players):

@@ -5,7 +5,7 @@ With as many agents as seats, one run plays them all, seats rotated across games
 every combination of `players` agents plays `games` games (a round robin), each as its own run `NAME--kNN`.
 Ratings: each game counts as its winner beating each other player; Bradley-Terry strengths are fitted by the MM
 algorithm (Hunter 2004) and shown on the Elo scale (400 log10 strength, mean 0). Results go to the
-`tournament_results` table and `reports/figures/tournament-NAME.png`.
+`tournament_results` table (notebook 05 draws the round robin).
 """
 
 from __future__ import annotations
@@ -90,31 +90,7 @@ def summarise(name: str, runs: list[str], data_dir: Path | None = None) -> pd.Da
     table.insert(0, "tournament", name)
     table = table.sort_values("bt_elo", ascending=False).reset_index(drop=True)
     store_frames({"tournament_results": table}, "tournaments", {"tournament": name}, data_dir)
-    _figure(table, name)
     return table
-
-
-def _figure(table: pd.DataFrame, name: str) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from riskcore.notebook import save_figure
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
-    x = np.arange(len(table))
-    axes[0].bar(x, table.win_rate, yerr=[table.win_rate - table.ci_low, table.ci_high - table.win_rate], capsize=4)
-    axes[0].set_title("win rate (Wilson 95% CI)")
-    axes[1].bar(x, table.bt_elo)
-    axes[1].set_title("Bradley-Terry rating (Elo scale)")
-    for ax in axes:
-        ax.set_xticks(x, table.agent, rotation=25, ha="right")
-    fig.suptitle(f"tournament {name}")
-    fig.tight_layout()
-    path = save_figure(fig, f"tournament-{name}")
-    plt.close(fig)
-    return path
 
 
 def belief_sweep(name: str, weights: list[float], games: int, opponents: str = "mission", seed: int = 0,

@@ -4,15 +4,16 @@ A spec (YAML):
 
     name: phatt_weights            # the sweep's name: outputs under reports/runs/NAME/, rows keyed by it
     notebook: notebooks/points/phatt_point.py   # jupytext percent file (or .ipynb) with a `parameters` cell
-    fixed: {run_prefix: rec-test}  # the same for every point
+    fixed: {inconsistent: [0.9, 0.5]}   # the same for every point
     points: [{kind: all}, ...]     # an explicit list of points, and/or
     grid:                          # a cartesian product (crossed with `points` when both are given)
       scheme: [simple, proportional]
       focus: [0, 0.5, 0.8, 1]
     seeds: [0]                     # optional; each point runs once per seed, injected as `seed`
 
-Every value must be a parameter the notebook declares, of the declared type; a bad spec is rejected before
-anything runs. Each point gets `sweep`, `point` and `output_dir` injected too: the notebook writes result tables
+Every value must be a parameter the notebook declares, of the declared type (`int`, `float`, `str`, `bool`,
+`list`, `list[float]`, `list[str]`, `dict`: values may be lists and mappings, never text to re-parse); a bad spec
+is rejected before anything runs. Each point gets `sweep`, `point` and `output_dir` injected too: the notebook writes result tables
 with `riskcore.notebook.emit`, and the runner registers them in DuckDB with `sweep_points(sweep, point, params,
 status, seconds, error)`. Points run in parallel on local processes or on Dask. Finished points are skipped on a
 rerun; a failing point is recorded with its error while the others go on; a point's files and rows appear
@@ -43,7 +44,18 @@ from riskcore.storage import atomic_path, check_name
 
 SPEC_KEYS = {"name", "notebook", "description", "fixed", "grid", "points", "seeds"}
 INJECTED = ("sweep", "point", "output_dir")
-TYPES = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,)}
+TYPES = {"int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "list": (list,), "dict": (dict,)}
+
+
+def _type_ok(value: Any, declared: str) -> bool | None:
+    """Whether `value` has the notebook's declared type (None: a type this check does not know)."""
+    if declared.startswith("list[") and declared.endswith("]"):
+        inner = declared[5:-1]
+        return isinstance(value, list) and all(_type_ok(v, inner) for v in value) if inner in TYPES else None
+    ok = TYPES.get(declared)
+    if ok is None:
+        return None
+    return isinstance(value, ok) and (declared == "bool" or not isinstance(value, bool))
 
 
 class SpecError(ValueError):
@@ -145,8 +157,7 @@ def load_spec(path: str | Path) -> SweepSpec:
                 raise SpecError(f"{where}: parameter {k!r} is not declared in the parameters cell of "
                                 f"{raw['notebook']} (declared: {sorted(declared)})")
             want = declared[k]["type"]
-            ok = TYPES.get(want)
-            if ok is not None and (not isinstance(v, ok) or (want != "bool" and isinstance(v, bool))):
+            if _type_ok(v, want) is False:
                 raise SpecError(f"{where}: parameter {k!r} = {v!r} should be of type {want}")
     missing = [k for k in INJECTED if k not in declared]
     if missing:
@@ -202,9 +213,9 @@ def finished_points(sweep: str, data_dir: Path | None) -> set[str]:
 def run_sweep(spec: SweepSpec, data_dir: Path | None = None, workers: int | None = None,
               dask_address: str | None = None, force: bool = False, progress: bool = True) -> pd.DataFrame:
     """Execute every unfinished point; return the sweep's `sweep_points` rows."""
-    data = Path(data_dir or paths.data_dir())
+    data = paths.data_dir(data_dir)
     data.mkdir(parents=True, exist_ok=True)
-    runs_dir = paths.reports_dir() / "runs" / spec.name
+    runs_dir = paths.sweep_notebooks_dir(spec.name)
     done = set() if force else finished_points(spec.name, data_dir)
     todo = [(spec.point_id(p), p) for p in spec.points if spec.point_id(p) not in done]
     tasks = [(str(spec.notebook), {**p, "sweep": spec.name, "point": pid}, str(runs_dir / f"{pid}.ipynb"),
@@ -239,4 +250,4 @@ def _store_point(sweep: str, pid: str, params: dict, result: dict, data: Path, d
 
 def clean_sweep(sweep: str, data_dir: Path | None = None) -> None:
     """Forget a sweep's points (files and rows), e.g. before a clean rerun."""
-    shutil.rmtree(Path(data_dir or paths.data_dir()) / "sweeps" / f"sweep={sweep}", ignore_errors=True)
+    shutil.rmtree(paths.parquet_dir("sweeps", "sweep", sweep, data_dir), ignore_errors=True)

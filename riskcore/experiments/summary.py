@@ -16,6 +16,7 @@ import seaborn as sns  # noqa: E402
 
 from riskcore import paths  # noqa: E402
 from riskcore.db import DataError, query  # noqa: E402
+from riskcore.notebook import markdown_table  # noqa: E402
 from riskcore.stats import wilson_interval  # noqa: E402
 from riskcore.storage import atomic_path, write_text  # noqa: E402
 
@@ -57,15 +58,14 @@ def write_summary(run: str = "default", data_dir: Path | None = None, out_dir: P
         fig.savefig(tmp, format="png", dpi=110)
     plt.close(fig)
     ends = games.end_reason.value_counts().rename_axis("end_reason").reset_index(name="games")
-    fmt = {"floatfmt": ".3f", "index": False}
     text = "\n\n".join([
         f"# Summary of run `{run}`",
         f"{len(games)} games; mean {games.turns.mean():.1f} player turns and {games.actions.mean():.0f} actions "
         f"per game. Figure: `figures/{png.name}`.",
-        "## End of game\n\n" + ends.to_markdown(index=False),
-        "## Win rate by agent (Wilson 95% CI)\n\n" + by_agent.to_markdown(**fmt),
-        "## Win rate by seat\n\n" + by_seat.to_markdown(**fmt),
-        "## Win rate by mission card\n\n" + by_mission.to_markdown(**fmt),
+        "## End of game\n\n" + markdown_table(ends),
+        "## Win rate by agent (Wilson 95% CI)\n\n" + markdown_table(by_agent),
+        "## Win rate by seat\n\n" + markdown_table(by_seat),
+        "## Win rate by mission card\n\n" + markdown_table(by_mission),
     ]) + "\n"
     md = out_dir / "summary.md"
     write_text(md, text)
