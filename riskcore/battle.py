@@ -186,3 +186,43 @@ def expected_attack(owner: np.ndarray, armies: np.ndarray, src: int, dst: int) -
         armies[dst] = def_left
     armies[src] = 1
     return owner, armies
+
+
+@lru_cache(maxsize=None)
+def expected_battle_table(cap: int = 40) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`expected_battle(a, d)` for every 1 <= a, d <= cap, as (conquered, attacker left, defender left) arrays
+    indexed [a, d] (row and column 0 unused).
+
+    One exact dynamic programme over the absorbing chain gives, for every start at once, the conquest probability
+    and the expected survivors on either outcome (linear in the successor states); a start whose probability is 1/2
+    or whose expected survivors end in .5, exactly or within 1e-9, is handed to `expected_battle` itself, so the
+    table equals it everywhere."""
+    win = [[Fraction(0)] * (cap + 1) for _ in range(cap + 1)]
+    att = [[Fraction(0)] * (cap + 1) for _ in range(cap + 1)]  # E[attacker left; conquest]
+    dfn = [[Fraction(0)] * (cap + 1) for _ in range(cap + 1)]  # E[defender left; no conquest]
+    for a in range(cap + 1):
+        win[a][0], att[a][0] = Fraction(1), Fraction(a)
+    for d in range(cap + 1):
+        dfn[0][d] = Fraction(d)
+    win[0][0], att[0][0] = Fraction(0), Fraction(0)
+    for a in range(1, cap + 1):
+        for d in range(1, cap + 1):
+            for (al, dl), q in roll_outcomes(min(3, a), min(2, d)).items():
+                win[a][d] += q * win[a - al][d - dl]
+                att[a][d] += q * att[a - al][d - dl]
+                dfn[a][d] += q * dfn[a - al][d - dl]
+    conq = np.zeros((cap + 1, cap + 1), dtype=bool)
+    left_a = np.zeros((cap + 1, cap + 1), dtype=np.int64)
+    left_d = np.zeros((cap + 1, cap + 1), dtype=np.int64)
+    for a in range(1, cap + 1):
+        for d in range(1, cap + 1):
+            p = win[a][d]
+            left = att[a][d] / p if p >= Fraction(1, 2) else dfn[a][d] / (1 - p)
+            near = abs(p - Fraction(1, 2)) < 1e-9 or abs(left - int(left) - Fraction(1, 2)) < 1e-9
+            if near:
+                conq[a, d], left_a[a, d], left_d[a, d] = expected_battle(a, d)
+            elif p >= Fraction(1, 2):
+                conq[a, d], left_a[a, d] = True, max(1, round(left))
+            else:
+                left_d[a, d] = max(1, round(left))
+    return conq, left_a, left_d

@@ -79,3 +79,13 @@ def test_battle_without_anything_to_do_changes_nothing():
     rng = np.random.default_rng(0)
     assert sample_battle(rng, 3, 0)[:2] == (0, 0)
     assert sample_battle(rng, 2, 4, stop_at=2)[:2] == (0, 0)
+
+
+def test_the_expected_battle_table_is_expected_battle_everywhere():
+    from riskcore.battle import expected_battle, expected_battle_table
+
+    conq, att, dfn = expected_battle_table(40)
+    rng = np.random.default_rng(5)
+    pairs = {(a, d) for a, d in rng.integers(1, 41, size=(150, 2))} | {(1, 1), (40, 40), (3, 2), (6, 6)}
+    for a, d in sorted(pairs):
+        assert (bool(conq[a, d]), int(att[a, d]), int(dfn[a, d])) == expected_battle(int(a), int(d)), (a, d)

@@ -16,21 +16,46 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from riskcore.battle import expected_attack
+from riskcore.battle import expected_attack, expected_battle_table
+from riskcore.search import kernels
 
 END = ("end",)
 
 
-def turn_sequences(model: "Model", s: "AState", made=lambda: None, actions: tuple = ()):
+def turn_sequences(model: "Model", s: "AState") -> tuple[list[tuple[tuple, "AState"]], int]:
     """Every action sequence of the mover's turn from `s` with the state it ends in, depth first in the model's
-    order (so ties keep the earlier, as in AB); `made()` is called for each state made, as the walk makes it."""
+    order (so ties keep the earlier, as in AB), and the number of states the walk made (each counts in
+    `Model.generated`)."""
+    if isinstance(model, PlainModel):
+        before = model.generated
+        out = list(_plain_sequences(model, s))
+        return out, model.generated - before
+    n = len(s.owner)
+    owners, armies, info, codes, made = kernels.turn_walk(s.owner, s.armies, s.to_move, int(s.phase != "place"),
+                                                          s.attacks, model.tables)
+    model.generated += int(made)
+    src, dst = model.tables[kernels.EDGE_SRC], model.tables[kernels.EDGE_DST]
+    decode = {}
+
+    def action(code: int) -> tuple:
+        if code not in decode:
+            decode[code] = END if code < 0 else ("place", int(code)) if code < n else \
+                ("attack", int(src[code - n]), int(dst[code - n]))
+        return decode[code]
+
+    out = [(tuple(action(c) for c in codes[k, :info[k, 3]]),
+            AState(owners[k], armies[k], int(info[k, 0]), "place" if info[k, 1] == 0 else "attack", int(info[k, 2])))
+           for k in range(len(info))]
+    return out, int(made)
+
+
+def _plain_sequences(model: "Model", s: "AState", actions: tuple = ()):
     for a in model.actions(s):
         y = model.apply(s, a)
-        made()
         if a == END or model.terminal(y):
             yield actions + (a,), y
         else:
-            yield from turn_sequences(model, y, made, actions + (a,))
+            yield from _plain_sequences(model, y, actions + (a,))
 
 
 def maxn_better(v: np.ndarray, best: np.ndarray | None, player: int) -> bool:
@@ -74,12 +99,85 @@ class AState:
 
 @dataclass
 class Model:
+    """The abstract turn model on compiled kernels (`search.kernels`); `PlainModel` is the same model in plain
+    numpy, the reference the kernels are tested against."""
+
     board: object
     n_players: int
     max_attacks: int = 3
     generated: int = field(default=0, compare=False)  # states made by `apply`: the work a search does
     targets: dict[int, np.ndarray] = field(default_factory=dict)  # player -> territories it also values
     target_weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        self.tables = model_tables(self)  # the board and the model's settings as the kernels take them
+
+    def reserve(self, s: AState, p: int) -> int:
+        return kernels.reserve(s.owner, p, self.tables[kernels.CONT_MASK], self.tables[kernels.BONUS])
+
+    def terminal(self, s: AState) -> bool:
+        return kernels.terminal(s.owner)
+
+    def placements(self, s: AState) -> list[tuple]:
+        return [("place", int(t)) for t in kernels.placements(s.owner, s.to_move, self.tables)]
+
+    def attacks(self, s: AState) -> list[tuple]:
+        src, dst = self.tables[kernels.EDGE_SRC], self.tables[kernels.EDGE_DST]
+        return [("attack", int(src[e]), int(dst[e]))
+                for e in kernels.attack_edges(s.owner, s.armies, s.to_move, s.attacks, self.tables)]
+
+    def actions(self, s: AState) -> list[tuple]:
+        if s.phase == "place":
+            return self.placements(s)
+        return self.attacks(s) + [END]
+
+    def next_player(self, s: AState, owner: np.ndarray) -> int:
+        return kernels.next_player(owner, s.to_move, self.n_players)
+
+    def apply(self, s: AState, a: tuple) -> AState:
+        self.generated += 1
+        if a[0] == "place":
+            armies = s.armies.copy()
+            armies[a[1]] += self.reserve(s, s.to_move)
+            return AState(s.owner, armies, s.to_move, "attack", 0)
+        if a[0] == "attack":
+            owner, armies = kernels.attack(s.owner, s.armies, a[1], a[2], self.tables)
+            return AState(owner, armies, s.to_move, "attack", s.attacks + 1)
+        return AState(s.owner, s.armies, self.next_player(s, s.owner), "place", 0)
+
+    def evaluate(self, s: AState) -> np.ndarray:
+        return kernels.evaluate(s.owner, s.armies, self.tables)
+
+    def greedy_attack(self, s: AState, p: int, allowed: np.ndarray) -> tuple:
+        """p's attack on an `allowed` territory that raises p's value most (by more than 1e-12, the first in the
+        model's order on ties), or END when none does; every attack tried is a state made."""
+        counter = np.zeros(1, dtype=np.int64)
+        e = kernels.greedy_attack(s.owner, s.armies, p, allowed, self.tables, counter)
+        self.generated += int(counter[0])
+        if e < 0:
+            return END
+        return ("attack", int(self.tables[kernels.EDGE_SRC][e]), int(self.tables[kernels.EDGE_DST][e]))
+
+
+def model_tables(m: Model) -> tuple:
+    """`kernels`' tuple of arrays for a model (see the indices there)."""
+    board = m.board
+    src, dst = np.nonzero(board.adjacency)
+    degree = board.adjacency.sum(axis=1)
+    nbr_start = np.concatenate([[0], np.cumsum(degree)]).astype(np.int64)
+    nbr = np.concatenate([np.flatnonzero(board.adjacency[t]) for t in range(board.n_territories)]).astype(np.int64)
+    has_target = np.zeros(m.n_players, dtype=np.bool_)
+    target = np.zeros((m.n_players, board.n_territories), dtype=np.bool_)
+    for p, t in m.targets.items():
+        has_target[p], target[p] = True, t
+    conq, att, dfn = expected_battle_table(kernels.EB_CAP)
+    return (src.astype(np.int64), dst.astype(np.int64), nbr_start, nbr, board.continent_mask.astype(np.bool_),
+            board.continent_bonus.astype(np.int64), int(m.n_players), int(m.max_attacks), has_target, target,
+            float(m.target_weight), conq, att, dfn)
+
+
+class PlainModel(Model):
+    """The abstract turn model in plain numpy: the readable reference of the compiled kernels."""
 
     def reserve(self, s: AState, p: int) -> int:
         return self.board.reinforcements(s.owner == p)  # as the engine's, without card trades
@@ -101,11 +199,6 @@ class Model:
         ok = (s.owner[src] == s.to_move) & (s.owner[dst] != s.to_move) & (s.armies[src] >= 2)
         return [("attack", int(a), int(b)) for a, b in zip(src[ok], dst[ok])]
 
-    def actions(self, s: AState) -> list[tuple]:
-        if s.phase == "place":
-            return self.placements(s)
-        return self.attacks(s) + [END]
-
     def next_player(self, s: AState, owner: np.ndarray) -> int:
         p = s.to_move
         for _ in range(self.n_players):
@@ -124,6 +217,18 @@ class Model:
             owner, armies = expected_attack(s.owner, s.armies, a[1], a[2])
             return AState(owner, armies, s.to_move, "attack", s.attacks + 1)
         return AState(s.owner, s.armies, self.next_player(s, s.owner), "place", 0)
+
+    def greedy_attack(self, s: AState, p: int, allowed: np.ndarray) -> tuple:
+        here = self.evaluate(s)[p]
+        best, best_v = END, here
+        mine = s.owner == p
+        for src, dst in zip(*np.nonzero(self.board.adjacency)):
+            if mine[src] and allowed[dst] and not mine[dst] and s.armies[src] >= 2:
+                a = ("attack", int(src), int(dst))
+                v = self.evaluate(self.apply(s, a))[p]
+                if v > best_v + 1e-12:
+                    best, best_v = a, v
+        return best
 
     def evaluate(self, s: AState) -> np.ndarray:
         v = np.zeros(self.n_players)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import AState, Model
+from riskcore.search import kernels
+from riskcore.search.abstract import AState, Model, PlainModel
 from riskcore.battle import expected_attack, expected_battle
 
 FEATURES = ("value", "territory_share", "army_share", "held_bonus", "exposed_territories", "exposed_armies",
@@ -112,7 +113,13 @@ def _probes(m: Model, z: AState, p: int) -> tuple[float, float]:
 
 
 def end_features(m: Model, z: AState, p: int) -> np.ndarray:
-    """The `FEATURES` of the end of p's turn `z` (p need not be the player to move in `z`)."""
+    """The `FEATURES` of the end of p's turn `z` (p need not be the player to move in `z`): compiled
+    (`kernels.end_features`) on a `Model`, this module's plain code on a `PlainModel` (the reference)."""
+    if not isinstance(m, PlainModel):
+        counter = np.zeros(1, dtype=np.int64)
+        f = kernels.end_features(z.owner, z.armies, z.to_move, p, m.tables, counter)
+        m.generated += int(counter[0])
+        return f
     f = _static(m, z, p)
     drop, gain = _probes(m, z, p)
     return np.array([*f, drop, gain, f[0] - drop, f[0] - drop + gain])

@@ -50,17 +50,18 @@ class EndScorer:
 
     def best_end(self, m: Model, s: AState, p: int, after: int) -> tuple[AState, list[tuple]]:
         """The end of p's turn from `s` (placement done) the scorer picks, and the actions leading to it."""
-        ends = turn_ends(m, s)
+        ends, _ = turn_ends(m, s)
         return ends[first_best(dict(enumerate(self.end_scores(m, ends, p, after).tolist())))]
 
 
-def turn_ends(m: Model, s: AState, made=lambda: None) -> list[tuple[AState, list[tuple]]]:
+def turn_ends(m: Model, s: AState) -> tuple[list[tuple[AState, list[tuple]]], int]:
     """The distinct ends of the mover's turn from `s`, depth first in the model's order, each with the first
-    action sequence reaching it (every state made counts in `Model.generated`; `made()` is called for each)."""
+    action sequence reaching it, and the states the walk made (they count in `Model.generated`)."""
     ends: dict[tuple, tuple[AState, list[tuple]]] = {}
-    for actions, z in turn_sequences(m, s, made):
+    sequences, made = turn_sequences(m, s)
+    for actions, z in sequences:
         ends.setdefault(z.key(), (z, list(actions)))
-    return list(ends.values())
+    return list(ends.values()), made
 
 
 def to_json(scorer: EndScorer) -> dict:

@@ -36,7 +36,7 @@ def position_groups(s: AState, players: int, max_attacks: int = 2) -> list[Group
     m, p = Model(load_board("small"), players, max_attacks), s.to_move
     ab, groups = MaxN(m), []
     for a in m.placements(s):
-        ends = [z for z, _ in turn_ends(m, m.apply(s, a))]
+        ends = [z for z, _ in turn_ends(m, m.apply(s, a))[0]]
         if len(ends) > 1:
             groups.append((np.array([end_features(m, z, p) for z in ends]),
                            np.array([[ab.value(z, k)[p] for k in DEPTHS] for z in ends])))

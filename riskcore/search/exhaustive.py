@@ -6,13 +6,17 @@ child that maximises its own value component; ties go to the first action in the
 `transpositions=True` (the default) a subtree met again (same state, same turns left; attack orders often
 transpose) is not searched again: its value and its size are read from a table, so the count and the values are
 exactly those of the plain search while the work is the number of distinct subtrees (`distinct`).
+
+On a `Model` the search runs compiled (`kernels.maxn`, its table kept for the life of this object); on a
+`PlainModel` it runs in Python, the reference the compiled search is tested against.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, first_best, maxn_better
+from riskcore.search import kernels
+from riskcore.search.abstract import END, AState, Model, PlainModel, first_best, maxn_better
 
 
 class MaxN:
@@ -20,24 +24,36 @@ class MaxN:
         self.model = model
         self.transpositions = transpositions
         self.nodes = 0
-        self._table: dict[tuple, tuple[np.ndarray, int]] = {}
+        self.compiled = transpositions and not isinstance(model, PlainModel)
+        self._table = kernels.new_table() if self.compiled else {}
+        self._plain_nodes = 0
 
     @property
     def distinct(self) -> int:
-        """Subtrees searched: the work done, against `nodes`, the tree's size."""
-        return len(self._table) if self.transpositions else self.nodes
+        """Subtrees searched and kept: the work done, against `nodes`, the tree's size."""
+        return len(self._table) if self.transpositions else self._plain_nodes
 
     def _search(self, s: AState, turns: int) -> tuple[np.ndarray, int]:
+        if self.compiled:
+            counter = np.zeros(1, dtype=np.int64)
+            v, n = kernels.maxn(s.owner, s.armies, s.to_move, int(s.phase != "place"), s.attacks, turns,
+                                self.model.tables, self._table, counter)
+            self.model.generated += int(counter[0])
+            return v, int(n)
+        return self._plain(s, turns)
+
+    def _plain(self, s: AState, turns: int) -> tuple[np.ndarray, int]:
         key = (s.key(), turns) if self.transpositions else None
         if key is not None and key in self._table:
             return self._table[key]
+        self._plain_nodes += 1
         size = 1
         if turns == 0 or self.model.terminal(s):
             best = self.model.evaluate(s)
         else:
             best = None
             for a in self.model.actions(s):
-                v, n = self._search(self.model.apply(s, a), turns - (a == END))
+                v, n = self._plain(self.model.apply(s, a), turns - (a == END))
                 size += n
                 if maxn_better(v, best, s.to_move):
                     best = v

@@ -67,7 +67,7 @@ class GBSearch:
         does); ties keep the walk's order. Walked and scored once per state: its states count as generated."""
         key = (s.key(), after)
         if key not in self._ranked:
-            ends = turn_ends(self.model, s)
+            ends, _ = turn_ends(self.model, s)
             if after > 0:
                 scores = self.end_scorer.end_scores(self.model, ends, s.to_move, after)
             else:
@@ -111,7 +111,8 @@ class GBSearch:
         it values most for the mover (first of the best in the walk's order), and the actions to it; with a
         shortlist, among the scorer's best ends only. Every state of the turn's walk and every node of the exact
         trees counts."""
-        p, ends, ab = s.to_move, turn_ends(self.model, s, self._count), MaxN(self.model)
+        (ends, made), p, ab = turn_ends(self.model, s), s.to_move, MaxN(self.model)
+        self.nodes += made
         candidates = range(len(ends))
         if self.policy.shortlist:
             scores = self.end_scorer.end_scores(self.model, ends, p, after)
@@ -127,9 +128,11 @@ class GBSearch:
         for goal in self.choices(s, turns):
             yield self.simulate(s, goal, turns - 1)[0], turns - 1
 
-    def _sequences(self, s: AState):
-        """`abstract.turn_sequences` of the mover's turn, each state made a node as the walk reaches it."""
-        return turn_sequences(self.model, s, self._count)
+    def _sequences(self, s: AState) -> list[tuple[tuple, AState]]:
+        """`abstract.turn_sequences` of the mover's turn, each state made a node."""
+        sequences, made = turn_sequences(self.model, s)
+        self.nodes += made
+        return sequences
 
     def value(self, s: AState, turns: int) -> np.ndarray:
         return maxn_search(self.model, s, turns, self._children, self._count)

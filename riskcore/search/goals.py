@@ -69,7 +69,7 @@ class Goal:
         if self.kind == "strike":
             return s.phase == "place" and ("place", self.target) in m.placements(s)
         if self.kind == "ranked":  # GB search counts the ends once for all ranks (`GBSearch.choices`)
-            return s.phase == "place" and len(turn_ends(m, s)) > self.target
+            return s.phase == "place" and len(turn_ends(m, s)[0]) > self.target
         t = self.targets(m, s, p)
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
         return bool(t.any() and near)
@@ -132,8 +132,6 @@ class Goal:
             return ("place", self.target)
         if self.searched:  # one step of `plan`, for callers that act a step at a time
             return first_best({a: v[p] for a, v in MaxN(m).root(s, 1).items()})
-        adj = m.board.adjacency
-        mine = s.owner == p
         if s.phase == "place":
             score = None if self.kind == "secure" else self._entry_scores(m, s, p)
             if score is None or score.max() < 10_000:  # the reserve enables no conquest: defend instead
@@ -143,18 +141,10 @@ class Goal:
             return ("place", int(np.argmax(score)))
         if self.kind == "secure" or s.attacks >= m.max_attacks:
             return END
-        t = self.targets(m, s, p)
-        here = m.evaluate(s)[p]
-        for allowed in (t, ~mine):  # the goal's targets first, then any profitable attack on the way
-            best, best_v = END, here
-            for src, dst in zip(*np.nonzero(adj)):
-                if mine[src] and allowed[dst] and s.armies[src] >= 2:
-                    a = ("attack", int(src), int(dst))
-                    v = m.evaluate(m.apply(s, a))[p]
-                    if v > best_v + 1e-12:
-                        best, best_v = a, v
-            if best != END:
-                return best
+        for allowed in (self.targets(m, s, p), s.owner != p):  # the goal's targets first, then any other enemy
+            a = m.greedy_attack(s, p, allowed)
+            if a != END:
+                return a
         return END
 
 
