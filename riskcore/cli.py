@@ -158,7 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     _data_dir(m)
 
     b = add("bench", help="engine speed: games per second per core, time per action")
-    b.add_argument("--games", type=_positive, default=200)
+    b.add_argument("--games", type=_positive, default=200, help="games per engine case")
+    b.add_argument("--search", action="store_true",
+                   help="instead: generated states per second of the searches, compiled against plain numpy")
+    b.add_argument("--positions", type=_positive, default=6, help="--search: positions per player count")
+    b.add_argument("--lookahead", type=_positive, default=3, help="--search: look-ahead in turns")
     b.add_argument("--out-dir", type=Path, default=None)
     b.add_argument("--recognition", metavar="RUN", default=None,
                    help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
@@ -325,8 +329,11 @@ def cmd_summary(a) -> None:
 
 
 def cmd_bench(a) -> None:
-    from riskcore.experiments.bench import bench_recognition, run_bench
+    from riskcore.experiments.bench import bench_recognition, bench_search, run_bench
 
+    if a.search:
+        print(bench_search(a.positions, a.lookahead, out_dir=a.out_dir).to_string(index=False))
+        return
     if a.recognition:
         print(bench_recognition(a.recognition, a.settings, a.workers, a.data_dir, a.out_dir).to_string(index=False))
         return

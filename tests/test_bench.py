@@ -16,3 +16,12 @@ def test_recognition_bench_scores_every_setting(small_run, tmp_path):
     df = bench_recognition("mixed", settings=6, workers=1, data_dir=small_run, out_dir=tmp_path)
     assert df.settings[0] == 6 and df.games[0] == 12
     assert "PHATT weight sweep" in (tmp_path / "recognition.md").read_text()
+
+
+def test_search_bench_measures_compiled_and_plain_on_the_same_work(tmp_path):
+    from riskcore.experiments.bench import bench_search
+
+    df = bench_search(positions_per_count=1, lookahead=1, out_dir=tmp_path)
+    pairs = df.pivot_table(index=["players", "search"], columns="model", values="states")
+    assert (pairs.compiled == pairs.plain).all() and (df.states_per_s > 0).all()
+    assert "speedup" in (tmp_path / "search.md").read_text() and "processor" in (tmp_path / "search.md").read_text()

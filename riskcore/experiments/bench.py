@@ -1,4 +1,6 @@
-"""`riskcore bench`: games per second per core and time per action, written to `reports/benchmarks/`.
+"""`riskcore bench`: the speed of the engine (games per second on one core, time per action), of the search
+(generated states per second, compiled against the plain-numpy reference) and of recognition, written with the
+machine they ran on to `reports/benchmarks/`.
 
 Speed targets live here, not in timed tests. Each configuration runs single-process on one core.
 """
@@ -25,6 +27,66 @@ CASES = {
     "random agents, 4p mission (turn cap 400)": (GameConfig(n_players=4, mode="mission"), ["random"] * 4),
     "domination agents, 4p domination": (GameConfig(n_players=4, mode="domination"), ["domination"] * 4),
 }
+
+
+def machine() -> dict:
+    """What the numbers were measured on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    return {"engine_version": ENGINE_VERSION, "python": platform.python_version(), "machine": platform.machine(),
+            "processor": cpu, "cores": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
+
+
+def _write(name: str, title: str, intro: str, df: pd.DataFrame, out_dir: Path | None, extra: dict) -> None:
+    out_dir = Path(out_dir or paths.benchmarks_dir())
+    meta = {**machine(), **extra}
+    write_text(out_dir / f"{name}.md", f"# {title}\n\n{intro}\n\nMeasured on: " +
+               ", ".join(f"{k} {v}" for k, v in meta.items()) + "\n\n" + df.to_markdown(index=False) + "\n")
+    write_text(out_dir / f"{name}.json", json.dumps({"meta": meta, "rows": df.to_dict("records")}, indent=1))
+
+
+def bench_search(positions_per_count: int = 6, lookahead: int = 3, seed: int = 2011,
+                 out_dir: Path | None = None) -> pd.DataFrame:
+    """Generated states per second of exhaustive max^n and of the experiment's GB searches on seeded small-board
+    positions: compiled (`Model`) and plain numpy (`PlainModel`), the same work on both."""
+    from riskcore.experiments.search import SEARCHES, policy_search, positions
+    from riskcore.search.abstract import Model, PlainModel
+    from riskcore.search.exhaustive import MaxN
+
+    board = load_board("small")
+    rows = []
+    for players in (2, 3):
+        states = positions(positions_per_count, players, seed + players)
+        warm = Model(board, players, 2)
+        MaxN(warm).root(states[0], 1)  # compile or load the kernels outside the timing
+        searches = {"AB": None, **SEARCHES}
+        for name, policy in searches.items():
+            for label, kind in (("compiled", Model), ("plain", PlainModel)):
+                model, start = kind(board, players, 2), time.perf_counter()
+                for s in states:
+                    if policy is None:
+                        MaxN(model).root(s, lookahead)
+                    else:
+                        policy_search(model, s.to_move, policy).decide(s, lookahead)
+                seconds = time.perf_counter() - start
+                rows.append({"players": players, "search": name, "model": label, "lookahead": lookahead,
+                             "positions": len(states), "states": model.generated, "seconds": round(seconds, 3),
+                             "states_per_s": round(model.generated / seconds)})
+    df = pd.DataFrame(rows)
+    wide = df.pivot_table(index=["players", "search"], columns="model", values="states_per_s", sort=False)
+    df = df.merge((wide.compiled / wide.plain).rename("speedup").round(1).reset_index(), on=["players", "search"])
+    _write("search", "Search benchmark (one core)", "Generated states per second (`Model.generated`: every state "
+           "a search makes) on the same positions, compiled kernels against the plain-numpy reference; speedup = "
+           "compiled / plain.", df, out_dir, {"target": ">= 20 x the plain model's states/s for AB"})
+    return df
 
 
 def bench_case(config: GameConfig, agents: list[str], games: int, seed: int = 0) -> dict:
@@ -68,11 +130,9 @@ def bench_recognition(run: str, settings: int = 100, workers: int = 2, data_dir:
     seconds = time.perf_counter() - start
     df = pd.DataFrame([{"run": run, "games": games, "settings": done, "workers": workers,
                         "seconds": round(seconds, 2), "target_seconds": 60}])
-    out_dir = Path(out_dir or paths.benchmarks_dir())
-    write_text(out_dir / "recognition.md", "# PHATT weight sweep benchmark\n\n"
-               "Scoring (posteriors and top-1 / top-3 / log loss at the checkpoints) of weight settings over a "
-               "run's stored pending-set counts, features loaded once per worker.\n\n"
-               + df.to_markdown(index=False) + "\n")
+    _write("recognition", "PHATT weight sweep benchmark", "Scoring (posteriors and top-1 / top-3 / log loss at the "
+           "checkpoints) of weight settings over a run's stored pending-set counts, features loaded once per "
+           "worker.", df, out_dir, {})
     return df
 
 
@@ -82,10 +142,6 @@ def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:
         n = games if agents[0] != "random" else max(10, games // 5)
         rows.append({"case": name, **bench_case(config, agents, n)})
     df = pd.DataFrame(rows)
-    out_dir = Path(out_dir or paths.benchmarks_dir())
-    meta = {"engine_version": ENGINE_VERSION, "python": platform.python_version(), "machine": platform.machine(),
-            "processor": platform.processor() or "unknown", "target": ">= 25 mission games/s/core"}
-    write_text(out_dir / "engine.md", "# Engine benchmark (one core)\n\n" + json.dumps(meta) + "\n\n"
-               + df.to_markdown(index=False) + "\n")
-    write_text(out_dir / "engine.json", json.dumps({"meta": meta, "rows": rows}, indent=1))
+    _write("engine", "Engine benchmark (one core)", "Full-rules games played by one process, agents' decisions "
+           "included.", df, out_dir, {"target": ">= 200 four-player mission games/s/core"})
     return df
