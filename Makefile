@@ -15,9 +15,10 @@ BOOT   ?= $(if $(QUICK),200,1000)
 SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
+STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report data summary recognition sweeps agents search scorer genetic notebooks bench \
-	lab golden clean-data
+.PHONY: help venv test test-slow report timing data summary recognition sweeps agents search search-full scorer genetic \
+	notebooks bench lab golden clean-data
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -38,35 +39,38 @@ test-slow: venv ## run the long versions of the slow experiments too
 	$(BIN)/python -m pytest -n 2 -q -m "slow or not slow"
 
 data: venv ## simulate the default dataset into data/ and register it in DuckDB
-	$(BIN)/riskcore simulate --run default --games $(GAMES) --players 4 --mode mission --agents $(AGENTS) --seed $(SEED)
+	$(STEP) data -- $(BIN)/riskcore simulate --run default --games $(GAMES) --players 4 --mode mission --agents $(AGENTS) --seed $(SEED)
 
 summary: venv ## write the summary figure and table under reports/
-	$(BIN)/riskcore summary --run default
+	$(STEP) summary -- $(BIN)/riskcore summary --run default
 
 recognition: venv ## mission recognition experiment: train/test runs at 4 focus levels -> reports/recognition.md
-	$(BIN)/riskcore experiment recognition --games $(REC_GAMES) --bootstrap $(BOOT)
+	$(STEP) recognition -- $(BIN)/riskcore experiment recognition --games $(REC_GAMES) --bootstrap $(BOOT)
 
 sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the data was regenerated)
-	$(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
-	$(BIN)/riskcore sweep pipelines/recognisers.yaml --force
+	$(STEP) sweep-phatt-weights -- $(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
+	$(STEP) sweep-recognisers -- $(BIN)/riskcore sweep pipelines/recognisers.yaml --force
 
 RR_GAMES ?= $(if $(QUICK),2,10)
 BW_GAMES ?= $(if $(QUICK),20,250)
 GA_SPEC  ?= $(if $(QUICK),pipelines/genetic_tuning_quick.yaml,pipelines/genetic_tuning.yaml)
 agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tuning (reduced sizes)
-	$(BIN)/riskcore tournament --name round-robin --players 2 --mode domination --turn-cap 150 --games $(RR_GAMES) \
+	$(STEP) round-robin -- $(BIN)/riskcore tournament --name round-robin --players 2 --mode domination --turn-cap 150 --games $(RR_GAMES) \
 		--agents random,mission,domination,bsr,expert,minimax,mc-rl,mcs:playouts=6,aware
-	$(BIN)/riskcore tournament --name aware --agents mission --belief-weights 0,0.5,1,2,4 --games $(BW_GAMES)
-	$(BIN)/riskcore sweep $(GA_SPEC) --force
+	$(STEP) belief-weights -- $(BIN)/riskcore tournament --name aware --agents mission --belief-weights 0,0.5,1,2,4 --games $(BW_GAMES)
+	$(STEP) genetic-tuning -- $(BIN)/riskcore sweep $(GA_SPEC) --force
 
 POSITIONS ?= $(if $(QUICK),6,200)
 GB_GAMES ?= $(if $(QUICK),4,200)
-DEEP ?= $(if $(QUICK),1,200)
-AB_TURNS ?= $(if $(QUICK),2,3)
-GB_TURNS ?= $(if $(QUICK),3,4)
+LOOKAHEAD ?= $(if $(QUICK),3,4)
+DEEP ?= $(if $(QUICK),1,20)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
-	$(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --deep-positions $(DEEP) \
-		--ab-turns $(AB_TURNS) --gb-turns $(GB_TURNS)
+	$(STEP) search -- $(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --lookahead $(LOOKAHEAD) \
+		--deep-positions $(DEEP)
+
+DASK ?=
+search-full: venv ## the paper-scale search experiment (400 positions, 5 turns, 6 on 20): pass DASK=tcp://host:8786
+	$(BIN)/riskcore experiment search --positions 400 --lookahead 5 --deep-positions 20 $(if $(DASK),--dask $(DASK))
 
 scorer: venv ## refit the search's learned end scorer into models/ (about 20 minutes)
 	$(BIN)/riskcore train-scorer --players 2
@@ -76,10 +80,14 @@ genetic: venv ## genetic tuning at the reference sizes (about 3,600 minimax game
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml
 
 notebooks: venv ## execute the analysis notebooks and build reports/report.html
-	$(BIN)/riskcore report $(if $(QUICK),--quick)
+	$(STEP) notebooks -- $(BIN)/riskcore report $(if $(QUICK),--quick)
 
-report: data summary recognition sweeps agents search notebooks ## set everything up and run the main job end to end
-	@echo "report: $${RISKCORE_REPORTS:-reports}/report.html"
+report: timing data summary recognition sweeps agents search notebooks ## set everything up and run the main job end to end
+	$(BIN)/python -m riskcore.experiments.steps write
+	@echo "report: $${RISKCORE_REPORTS:-reports}/report.html; time per step: $${RISKCORE_REPORTS:-reports}/benchmarks/make-report.md"
+
+timing: venv
+	$(BIN)/python -m riskcore.experiments.steps start
 
 bench: venv ## engine benchmark, written to reports/benchmarks/
 	$(BIN)/riskcore bench

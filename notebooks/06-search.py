@@ -42,16 +42,17 @@ table = query("SELECT * FROM search_accuracy WHERE run = ? ORDER BY search, play
 table = table.drop(columns="run")
 table = table[["search", *table.columns.drop("search")]]
 save_table(table, "search-accuracy")
-deepest = table.lookahead.max()
-summary = table[table.lookahead == deepest].copy()
+# the deepest look-ahead searched on every position, and one turn deeper on the first few
+full = table[table.positions == table.positions.max()].lookahead.max()
+summary = table[table.lookahead >= full].copy()
 summary["optimal (95% CI)"] = [f"{r.optimal:.1%} [{r.optimal_low:.1%}, {r.optimal_high:.1%}]"
                                for r in summary.itertuples()]
 summary["nodes (share of AB's)"] = [f"{r.node_share:.3%}" if r.node_share > 0 else "" for r in summary.itertuples()]
 summary = summary.rename(columns={"relative_loss": "mean loss", "positions": "positions"})
 summary["search"] = summary.search.astype("category").cat.set_categories([*SEARCHES, *REFERENCES], ordered=True)
-summary = summary.sort_values(["players", "search"])
-save_table(summary[["players", "search", "positions", "optimal (95% CI)", "mean loss", "nodes (share of AB's)"]],
-           "search-summary")
+summary = summary.sort_values(["players", "lookahead", "search"]).rename(columns={"lookahead": "turns"})
+save_table(summary[["players", "turns", "search", "positions", "optimal (95% CI)", "mean loss",
+                    "nodes (share of AB's)"]], "search-summary")
 
 searches = table[table.search.isin(SEARCHES)]
 fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)

@@ -115,10 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--games", type=_positive, default=1000,
                    help="recognition: games per run (train and test, each focus); search: GB agent games")
     x.add_argument("--positions", type=_positive, default=200, help="search: positions per player count")
-    x.add_argument("--ab-turns", type=_positive, default=3, help="search: exhaustive look-ahead on every position")
-    x.add_argument("--deep-positions", type=int, default=200,
-                   help="search: positions (per player count) where AB also searches one turn deeper")
-    x.add_argument("--gb-turns", type=_positive, default=4, help="search: deepest goal-based look-ahead (turns)")
+    x.add_argument("--lookahead", type=_positive, default=4,
+                   help="search: look-ahead in turns of every search on every position")
+    x.add_argument("--deep-positions", type=int, default=20,
+                   help="search: positions (per player count) searched one turn deeper")
     x.add_argument("--no-cache", action="store_true",
                    help="search: run every search again, neither reading nor extending data/cache/search.parquet")
     x.add_argument("--seed", type=int, default=2013)
@@ -270,9 +270,9 @@ def cmd_experiment(a) -> None:
 
         if a.deep_positions < 0:
             raise ValueError(f"--deep-positions must be 0 or more, got {a.deep_positions}")
-        tables = run_search_experiment(a.positions, a.ab_turns, a.gb_turns, agent_games=a.games, seed=a.seed,
+        tables = run_search_experiment(a.positions, a.lookahead, a.deep_positions, agent_games=a.games, seed=a.seed,
                                        data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet,
-                                       deep_positions=a.deep_positions, use_cache=not a.no_cache)
+                                       use_cache=not a.no_cache)
         print(tables["search_accuracy"].to_string(index=False))
         print(tables["search_agent"].to_string(index=False))
         return

@@ -2,7 +2,8 @@
 
 Phases of a turn: reinforce (trade cards, place armies) -> attack (attack, occupy after a conquest) -> fortify.
 Setup comes first: territories dealt at random (or claimed in turn), then initial armies placed in turn,
-`setup_batch` at a time. Victory is checked after every action: domination (all territories) or the acting player's
+`setup_batch` at a time. Victory is checked after every action of a player's turn (never during setup: a mission
+held when setup ends is won by the player's first action): domination (all territories) or the acting player's
 secret mission (every player's after an elimination, since a destroy mission may fall back to 24 territories);
 a conquest counts once its armies have moved in, so the check follows the occupying move. Every state change is logged as an event tuple (`EVENT_FIELDS`), outcomes of chance included, so that
 `riskcore.replay` can rebuild every state from the log alone.
@@ -400,6 +401,8 @@ def _eliminate(state: GameState, victim: int) -> None:
 
 
 def _check_victory(state: GameState) -> None:
+    if state.turn == 0:  # claims and setup placements: a game is won on a player's own turn, after setup
+        return
     me = state.current
     if state.config.mode == "domination":
         if (state.owner == me).all():

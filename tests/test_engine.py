@@ -210,3 +210,15 @@ def test_deck_recycles_traded_cards_when_empty(small):
     step(s, EndAttack())
     step(s, EndTurn())
     assert s.hands[0] == [4] and s.deck == [5, 6] and s.discard == []
+
+
+@pytest.mark.parametrize("deal,batch", [("claim", 1), ("random", 1), ("claim", 5)])
+def test_no_game_is_won_during_setup(deal, batch):
+    # two-player mission games: claiming can complete a two-continent mission, setup placements an army mission
+    from riskcore.game import play_game
+    from riskcore.simulate import game_seeds
+
+    config = GameConfig(n_players=2, deal=deal, setup_batch=batch)
+    for seed in game_seeds(1, 120):
+        state = play_game(config, ["mission", "mission"], seed).state
+        assert state.turn >= 1 and not any(row[4] == "win" and row[1] == 0 for row in state.log), seed

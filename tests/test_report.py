@@ -53,8 +53,8 @@ def pipeline(tmp_path_factory):
     assert yaml.safe_load((ROOT / "pipelines" / "genetic_tuning_quick.yaml").read_text())["name"] == ga["name"]
     points = run_sweep(load_spec(root / "ga.yaml"), data, workers=1, progress=False)
     assert (points.status == "ok").all(), points.error.tolist()
-    run_search_experiment(n_positions=4, ab_turns=1, gb_turns=2, agent_games=4, data_dir=data, workers=2,
-                          progress=False, deep_positions=1)
+    run_search_experiment(n_positions=4, lookahead=1, deep_positions=1, agent_games=4, data_dir=data, workers=2,
+                          progress=False)
     html = build_report(data, {"05-agents": {"mcrl_episodes": 500}}, progress=False)
     yield data, reports, html
     mp.undo()
@@ -100,8 +100,8 @@ def test_every_report_figure_has_alt_text_and_every_section_its_prose(pipeline):
 def test_the_search_experiment_keeps_every_search_in_its_cache(pipeline):
     data, _, _ = pipeline
     entries = search_cache.load(paths.cache_dir(data) / CACHE_NAME)
-    # 4 positions per player count: AB at 1 turn (2 on the deep position), each search at 1-2 turns
-    assert len(entries) == 2 * (4 * 1 + 1 + 4 * 2 * len(SEARCHES))
+    # 4 positions per player count, every search at 1 turn, and at 2 on the deep position
+    assert len(entries) == 2 * (1 + len(SEARCHES)) * (4 * 1 + 1)
 
 
 def test_recognition_markdown_reports_targets(pipeline):

@@ -84,14 +84,14 @@ def test_gb_explores_far_fewer_nodes_than_ab():
 
 
 def test_node_counts_are_deterministic_for_a_seed():
-    a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 1, 2, 2, "small")]
-    assert a == b and len(a) == 3 * (1 + 1 + len(SEARCHES) * 2)  # AB and random at 1 turn, GB searches at 1, 2
+    a = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 2, 2, "small")]
+    b = [r["nodes"] for p in positions(3, 3, 5) for r in measure(p, 3, 2, 2, "small")]
+    assert a == b and len(a) == 3 * (2 + 1 + 2 + len(SEARCHES) * 2)  # AB, random and GB searches at 1 and 2 turns, AB shallower at 2
 
 
 def test_restricted_opponents_prune_the_all_goals_tree():
     rows = pd.DataFrame([{**r, "position": i} for i, p in enumerate(positions(4, 3, 11))
-                         for r in measure(p, 3, 1, 2, 2, "small")])
+                         for r in measure(p, 3, 2, 2, "small")])
     gb = rows[rows.search != "AB"].pivot(index="position", columns=["search", "lookahead"], values="nodes")
     assert (gb["GB-restricted"] <= gb["GB"]).all().all()
     assert (gb["GB-restricted"] < gb["GB"]).any().any()  # the restriction bites somewhere
@@ -282,7 +282,7 @@ def test_decisive_positions_are_those_whose_ab_values_differ():
     model = Model(load_board("small"), 2, max_attacks=2)
     states = positions(8, 2, 11)
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, s in enumerate(states)
-                         for r in measure(s, 2, 2, 2, 2, "small")])
+                         for r in measure(s, 2, 2, 2, "small")])
     differ = sum(np.ptp([v[s.to_move] for v in MaxN(model).root(s, 2).values()]) > 1e-9 for s in states)
     table = accuracy_table(rows).set_index(["search", "lookahead"])
     assert (table.xs(2, level="lookahead").decisive_positions == differ).all()
@@ -312,7 +312,7 @@ def test_judge_and_first_best_on_hand_made_values():
 def test_references_are_judged_against_ab_at_the_same_lookahead():
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(3, 3, 11):
-        rows = pd.DataFrame(measure(state, 3, 2, 2, 2, "small")).set_index(["search", "lookahead"])
+        rows = pd.DataFrame(measure(state, 3, 2, 2, "small")).set_index(["search", "lookahead"])
         assert (REFERENCES[0], 1) not in rows.index  # nothing is shallower than one turn
         assert rows.loc[(REFERENCES[0], 2), "nodes"] == rows.loc[("AB", 1), "nodes"]
         one, two = (MaxN(model).root(state, L) for L in (1, 2))
@@ -326,7 +326,7 @@ def test_references_are_judged_against_ab_at_the_same_lookahead():
 
 def test_references_are_left_out_of_the_estimate_and_kept_in_the_accuracy_table():
     rows = pd.DataFrame([{**r, "position": i, "players": 2} for i, p in enumerate(positions(3, 2, 11))
-                         for r in measure(p, 2, 2, 2, 2, "small")])
+                         for r in measure(p, 2, 2, 2, "small")])
     assert set(estimate_table(rows).search) == {"AB", *GOAL_ROOTED} and set(GOAL_ROOTED) < set(SEARCHES)
     table = accuracy_table(rows)
     assert set(table.search) == {*SEARCHES, *REFERENCES}
@@ -338,7 +338,7 @@ def test_the_hybrid_variant_is_measured_like_ab_at_one_turn_and_has_no_root_goal
     assert hybrids and not hybrids & set(GOAL_ROOTED)
     model = Model(load_board("small"), 3, max_attacks=2)
     for state in positions(4, 3, 29):
-        rows = pd.DataFrame(measure(state, 3, 2, 2, 2, "small")).set_index(["search", "lookahead"])
+        rows = pd.DataFrame(measure(state, 3, 2, 2, "small")).set_index(["search", "lookahead"])
         for name in hybrids:
             assert rows.loc[(name, 1), "optimal"] == 1.0 and rows.loc[(name, 1), "relative_loss"] == 0.0
             assert rows.loc[(name, 2), "goal"] == "" and np.isnan(rows.loc[(name, 2), "goals_at_root"])

@@ -24,7 +24,7 @@ def measured():
     """Two positions measured fresh, with the cache the measurement filled, saved and loaded again."""
     states = positions(2, 3, 41)
     cache: dict = {}
-    rows = [pd.DataFrame(measure(s, 3, 2, 2, 2, "small", cache)) for s in states]
+    rows = [pd.DataFrame(measure(s, 3, 2, 2, "small", cache)) for s in states]
     return states, cache, rows
 
 
@@ -37,7 +37,7 @@ def test_a_run_from_the_cache_gives_the_same_rows_and_runs_no_search(measured, t
     monkeypatch.setattr(experiment.MaxN, "root", _refuse)
     monkeypatch.setattr(experiment.GBSearch, "decide", _refuse)
     for s, rows in zip(states, fresh):
-        again = pd.DataFrame(measure(s, 3, 2, 2, 2, "small", loaded))
+        again = pd.DataFrame(measure(s, 3, 2, 2, "small", loaded))
         pd.testing.assert_frame_equal(again, rows)
     assert loaded == cache  # nothing new was searched
 
@@ -47,7 +47,7 @@ def test_a_cached_result_is_what_the_rows_report(measured):
     model = Model(load_board("small"), 3, 2)
     key = search_cache.entry_key(model, states[0], 2)
     doctored = {**cache, key: {**cache[key], "nodes": 12345}}
-    rows = pd.DataFrame(measure(states[0], 3, 2, 2, 2, "small", doctored)).set_index(["search", "lookahead"])
+    rows = pd.DataFrame(measure(states[0], 3, 2, 2, "small", doctored)).set_index(["search", "lookahead"])
     assert rows.loc[("AB", 2), "nodes"] == 12345  # read, not searched again
 
 
@@ -97,9 +97,9 @@ def test_an_interrupted_run_keeps_the_searches_its_finished_tasks_did(tmp_path, 
 
     monkeypatch.setattr(experiment, "_measure_chunk", failing_second)
     with pytest.raises(KeyboardInterrupt):
-        experiment.run_search_experiment(n_positions=2, ab_turns=1, gb_turns=1, agent_games=1, data_dir=tmp_path,
+        experiment.run_search_experiment(n_positions=2, lookahead=1, deep_positions=0, agent_games=1, data_dir=tmp_path,
                                          workers=1, progress=False)
     saved = search_cache.load(paths.cache_dir(tmp_path) / experiment.CACHE_NAME)
     first: dict = {}
-    measure(calls[0][0], 2, 1, 1, 2, "small", first)  # the first task's position, as the run measured it
+    measure(calls[0][0], 2, 1, 2, "small", first)  # the first task's position, as the run measured it
     assert saved and saved == first

@@ -106,9 +106,9 @@ def _policy_key(model: Model, state: AState, lookahead: int, policy: GoalPolicy)
     return entry_key(model, state, lookahead, definition, code)
 
 
-def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attacks: int, board: str,
+def measure(state: AState, players: int, lookahead: int, max_attacks: int, board: str,
             cache: dict | None = None) -> list[dict]:
-    """AB, the `SEARCHES` and the `REFERENCES` at every look-ahead on one position. `nodes`: the search tree's
+    """AB, the `SEARCHES` and the `REFERENCES` at every look-ahead from 1 to `lookahead` on one position. `nodes`: the search tree's
     size; `generated`: the states the search made (AB: distinct subtrees, the transposition table's work; GB: its
     tree plus the goals' probes; the shallower AB: AB's at one turn less; random placement: none).
     `cache` (a dict of `search_cache` entries): searches found there are not run again; new ones are added."""
@@ -116,7 +116,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
     model = Model(load_board(board), players, max_attacks)
     p = state.to_move
     rows, values, cost = [], {}, {}
-    for L in range(1, ab_turns + 1):
+    for L in range(1, lookahead + 1):
         key = entry_key(model, state, L)
         if key not in cache:
             ab, before = MaxN(model), model.generated
@@ -131,7 +131,7 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         each = [judge(values[L], a) for a in values[L]]
         rows.append({"search": REFERENCES[1], "lookahead": L, "nodes": 0, "generated": 0,
                      **{k: float(np.mean([j[k] for j in each])) for k in ("optimal", "relative_loss")}})
-    for (name, policy), L in product(SEARCHES.items(), range(1, gb_turns + 1)):
+    for (name, policy), L in product(SEARCHES.items(), range(1, lookahead + 1)):
         key = _policy_key(model, state, L, policy)
         if key not in cache:
             gb, before = policy_search(model, p, policy), model.generated
@@ -144,27 +144,25 @@ def measure(state: AState, players: int, ab_turns: int, gb_turns: int, max_attac
         row = {"search": name, "lookahead": L, "nodes": e["nodes"], "generated": e["generated"], "goal": e["goal"],
                "actions_per_goal": e["actions_per_goal"],
                "goals_at_root": float("nan") if e["goals_at_root"] is None else e["goals_at_root"]}
-        if L in values:
-            row.update(judge(values[L], tuple(e["first"])))
+        row.update(judge(values[L], tuple(e["first"])))
         rows.append(row)
     return rows
 
 
-def _measure_chunk(states, players, ab_turns, gb_turns, max_attacks, board, offset, deep, cache):
+def _measure_chunk(states, players, lookahead, max_attacks, board, offset, deep, cache):
     """The rows of `states`, and the cache entries their searches added to the `cache` given."""
     known, out = set(cache), []
     for i, s in enumerate(states):
-        turns = ab_turns + (offset + i < deep)
         out += [{**r, "position": offset + i, "players": players} for r in
-                measure(s, players, turns, gb_turns, max_attacks, board, cache)]
+                measure(s, players, lookahead + (offset + i < deep), max_attacks, board, cache)]
     return out, {k: v for k, v in cache.items() if k not in known}
 
 
-def _entry_keys(state: AState, model: Model, ab_turns: int, gb_turns: int) -> list[str]:
-    """Every cache key `measure` may look up for `state` (AB one turn deeper too)."""
-    keys = [entry_key(model, state, L) for L in range(1, ab_turns + 2)]
+def _entry_keys(state: AState, model: Model, lookahead: int) -> list[str]:
+    """Every cache key `measure` may look up for `state` up to `lookahead`."""
+    keys = [entry_key(model, state, L) for L in range(1, lookahead + 1)]
     return keys + [_policy_key(model, state, L, policy) for policy, L in product(SEARCHES.values(),
-                                                                                  range(1, gb_turns + 1))]
+                                                                                  range(1, lookahead + 1))]
 
 
 def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int = 9) -> pd.DataFrame:
@@ -182,12 +180,13 @@ def scalability(players_list=(2, 3, 4), turns: int = 3, n: int = 20, seed: int =
     return pd.DataFrame(rows)
 
 
-def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: int = 4, max_attacks: int = 2,
+def run_search_experiment(n_positions: int = 200, lookahead: int = 4, deep_positions: int = 20, max_attacks: int = 2,
                           agent_games: int = 200, seed: int = 2009, data_dir: Path | None = None,
                           workers: int | None = None, dask: str | None = None, progress: bool = True,
-                          deep_positions: int = 0, use_cache: bool = True) -> dict[str, pd.DataFrame]:
-    """`deep_positions`: on the first this many positions of each player count AB also searches
-    `ab_turns + 1` turns (costly: from a second to tens of minutes a position at 4 turns).
+                          use_cache: bool = True) -> dict[str, pd.DataFrame]:
+    """Every search to `lookahead` turns on `n_positions` positions per player count, and one turn deeper on the
+    first `deep_positions` of them (AB's trees grow about a hundredfold a turn: at five turns from a second to a
+    minute a position, and a few GB of transposition table).
     `use_cache`: read and extend the cache of searches (`search_cache`, `CACHE_NAME` in the data directory's cache)."""
     cache_path = paths.cache_dir(data_dir) / CACHE_NAME
     cached = search_cache.load(cache_path) if use_cache else {}
@@ -195,11 +194,11 @@ def run_search_experiment(n_positions: int = 200, ab_turns: int = 3, gb_turns: i
     for players in (2, 3):
         states = positions(n_positions, players, seed + players)
         model = Model(load_board("small"), players, max_attacks)
-        step = max(1, min(8, len(states) // 16))
+        step = max(1, min(4, len(states) // 16))
         for i in range(0, len(states), step):
             chunk = states[i:i + step]
-            subset = {k: cached[k] for s in chunk for k in _entry_keys(s, model, ab_turns, gb_turns) if k in cached}
-            tasks.append((chunk, players, ab_turns, gb_turns, max_attacks, "small", i, deep_positions, subset))
+            subset = {k: cached[k] for s in chunk for k in _entry_keys(s, model, lookahead + 1) if k in cached}
+            tasks.append((chunk, players, lookahead, max_attacks, "small", i, deep_positions, subset))
     parts = _run_saving(tasks, cached, cache_path if use_cache else None, workers, dask, progress)
     # task order: the notebook's seeded bootstraps resample rows in the order stored
     nodes = pd.DataFrame([r for i in sorted(parts) for r in parts[i]])

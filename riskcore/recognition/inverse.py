@@ -19,7 +19,7 @@ ignores their mission (focus 0) is soon recognised as uninformative instead of m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +39,29 @@ class Candidates:
     cand_start: np.ndarray  # row where each candidate starts (+ sentinel)
     decision_start: np.ndarray  # candidate index where each decision starts (+ sentinel)
     obs_row: np.ndarray  # per decision: row in Features
+    _scores: dict = field(default_factory=dict, repr=False)
+
+    def candidate_scores(self, focus: float, e: int, block: int = 400_000) -> tuple[np.ndarray, np.ndarray]:
+        """(candidates x explanations) scores max over a candidate's rows of odds * v_e(target), and whether each
+        candidate was chosen; computed once per focus (beta and the lapse rate only rescale them), in blocks of
+        rows to bound memory."""
+        key = (float(focus), e)
+        if key not in self._scores:
+            bit = (1 << np.arange(e)).astype(np.int64)
+            n_cand = len(self.cand_start) - 1
+            cand_score = np.empty((n_cand, e))
+            chosen_cand = np.zeros(n_cand, dtype=bool)
+            for lo_c in range(0, n_cand, block):
+                hi_c = min(lo_c + block, n_cand)
+                lo, hi = self.cand_start[lo_c], self.cand_start[hi_c]
+                inside = (self.bits[lo:hi, None] & bit[None, :]) != 0
+                value = np.where(inside, 1.0, 1.0 - focus)
+                row_score = self.odds[lo:hi, None] * value
+                starts = self.cand_start[lo_c:hi_c] - lo
+                cand_score[lo_c:hi_c] = np.maximum.reduceat(row_score, starts, axis=0)
+                chosen_cand[lo_c:hi_c] = np.logical_or.reduceat(self.chosen[lo:hi], starts)
+            self._scores[key] = (cand_score, chosen_cand)
+        return self._scores[key]
 
 
 def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Candidates:
@@ -68,26 +91,13 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
 FOCUS_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float = 0.8, eps: float = 0.0,
-                   block: int = 400_000) -> np.ndarray:
+def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float = 0.8, eps: float = 0.0
+                   ) -> np.ndarray:
     """(N, E) log P(obs_i | e) under the noisily rational mission-agent model."""
     if not beta >= 0 or not 0 <= focus <= 1 or not 0 <= eps < 1:
         raise ValueError(f"need beta >= 0, focus in [0, 1], eps in [0, 1); got {beta}, {focus}, {eps}")
     e = f.hyp.size
-    bit = (1 << np.arange(e)).astype(np.int64)
-    n_cand = len(c.cand_start) - 1
-    cand_score = np.empty((n_cand, e))
-    chosen_cand = np.zeros(n_cand, dtype=bool)
-    # candidate score = max over its rows of odds * v_e(target); done in blocks of rows to bound memory
-    for lo_c in range(0, n_cand, block):
-        hi_c = min(lo_c + block, n_cand)
-        lo, hi = c.cand_start[lo_c], c.cand_start[hi_c]
-        inside = (c.bits[lo:hi, None] & bit[None, :]) != 0
-        value = np.where(inside, 1.0, 1.0 - focus)
-        row_score = c.odds[lo:hi, None] * value
-        starts = c.cand_start[lo_c:hi_c] - lo
-        cand_score[lo_c:hi_c] = np.maximum.reduceat(row_score, starts, axis=0)
-        chosen_cand[lo_c:hi_c] = np.logical_or.reduceat(c.chosen[lo:hi], starts)
+    cand_score, chosen_cand = c.candidate_scores(focus, e)
     z = beta * cand_score
     d_start = c.decision_start[:-1]
     top = np.maximum.reduceat(z, d_start, axis=0)

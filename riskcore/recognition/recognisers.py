@@ -14,6 +14,7 @@ Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -135,8 +136,7 @@ class Recogniser:
                                      self._only_kinds)
         if run in p["train"]:
             raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
-        model = fit_classifier([load_features(r, f.hyp.name, data_dir) for r in p["train"]], p["C"])
-        return classifier_posterior(model, f)
+        return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir), f)
 
 
 def label(setting: str) -> str:
@@ -155,6 +155,12 @@ def _phatt_label(w: PhattWeights) -> str:
 
 
 # ---- supervised classifier ---------------------------------------------------------------------------------------
+@lru_cache(maxsize=4)
+def _trained(train: tuple[str, ...], C: float, hyp_name: str, data_dir: Path | None):
+    """The classifier fitted on the `train` runs, once per process (it is scored on several test runs)."""
+    return fit_classifier([load_features(r, hyp_name, data_dir) for r in train], C)
+
+
 def trace_features(f: Features) -> np.ndarray:
     """(N, F) features after each observation: the share of each observation kind landing in each continent so
     far, the share of each explanation's territories owned now, and log(1 + observations so far)."""
