@@ -18,7 +18,7 @@ AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
 .PHONY: help venv test test-slow report timing data summary recognition sweeps agents search search-full scorer genetic \
-	notebooks bench lab golden clean-data
+	notebooks bench fuzz lab golden clean-data
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -91,6 +91,10 @@ timing: venv
 
 bench: venv ## engine benchmark, written to reports/benchmarks/
 	$(BIN)/riskcore bench
+
+GAMES_FUZZ ?= 100000
+fuzz: venv ## fuzz the rules: GAMES seeded games over random configurations, checked -> reports/benchmarks/fuzz.md
+	$(BIN)/riskcore fuzz --games $(if $(filter command line,$(origin GAMES)),$(GAMES),$(GAMES_FUZZ))
 
 golden: venv ## regenerate the golden traces after a deliberate rule change (bump ENGINE_VERSION)
 	RISKCORE_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_golden.py

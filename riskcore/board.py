@@ -97,12 +97,20 @@ def _require(cond: bool, message: str) -> None:
         raise BoardError(message)
 
 
+def _count(value) -> bool:
+    """A whole number, and not a flag (`true` is 1 to Python, never a count here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def board_from_dict(spec: dict[str, Any], source: str = "<dict>") -> Board:
     """Validate a board specification and build the `Board`; every error names the bad entry and the source."""
     where = f"board {source}"
     _require(isinstance(spec, dict), f"{where}: top level must be an object")
     for key in ("continents", "borders", "cards"):
         _require(key in spec, f"{where}: missing key {key!r}")
+    _require(isinstance(spec["continents"], list), f"{where}: continents must be a list")
+    _require(isinstance(spec["borders"], list), f"{where}: borders must be a list of pairs")
+    _require(isinstance(spec["cards"], dict), f"{where}: cards must map territories to symbols")
     territories: list[str] = []
     continent_of: list[int] = []
     names: list[str] = []
@@ -111,9 +119,12 @@ def board_from_dict(spec: dict[str, Any], source: str = "<dict>") -> Board:
         _require(isinstance(cont, dict) and {"name", "bonus", "territories"} <= set(cont),
                  f"{where}: continent #{ci} needs name, bonus and territories")
         name = cont["name"]
+        _require(isinstance(name, str) and name != "", f"{where}: continent #{ci} has a bad name {name!r}")
         _require(name not in names, f"{where}: duplicate continent name {name!r}")
-        _require(isinstance(cont["bonus"], int) and cont["bonus"] > 0,
-                 f"{where}: continent {name!r} has non-positive bonus {cont['bonus']!r}")
+        _require(_count(cont["bonus"]) and cont["bonus"] > 0,
+                 f"{where}: continent {name!r} needs a positive whole-number bonus, not {cont['bonus']!r}")
+        _require(isinstance(cont["territories"], list),
+                 f"{where}: continent {name!r}: territories must be a list of names, not {cont['territories']!r}")
         _require(len(cont["territories"]) > 0, f"{where}: continent {name!r} has no territories")
         names.append(name)
         bonuses.append(cont["bonus"])
@@ -163,7 +174,7 @@ def board_from_dict(spec: dict[str, Any], source: str = "<dict>") -> Board:
         _require(cards[t] in CARD_SYMBOLS, f"{where}: card of {t!r} has unknown symbol {cards[t]!r}")
         symbols.append(CARD_SYMBOLS.index(cards[t]))
     wild = spec.get("wild_cards", 2)
-    _require(isinstance(wild, int) and wild >= 0, f"{where}: wild_cards must be a non-negative integer")
+    _require(_count(wild) and wild >= 0, f"{where}: wild_cards must be a non-negative whole number, not {wild!r}")
     symbols += [WILD] * wild
     colours = tuple(spec.get("colours", ["red", "blue", "green", "yellow", "black", "pink"]))
     _require(len(colours) >= 2 and len(set(colours)) == len(colours), f"{where}: colours must be unique, at least 2")
@@ -175,6 +186,7 @@ def board_from_dict(spec: dict[str, Any], source: str = "<dict>") -> Board:
         else:  # fall back to a circle so any board can be drawn
             angle = 2 * np.pi * i / n
             positions[i] = (50 + 40 * np.cos(angle), 30 + 25 * np.sin(angle))
+    _require(isinstance(spec.get("missions", []), list), f"{where}: missions must be a list")
     missions = tuple(spec.get("missions", []))
     try:
         validate_mission_specs(missions, names, len(colours), where)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -76,14 +78,17 @@ def build_parser() -> argparse.ArgumentParser:
     _parallel(s)
     _data_dir(s)
 
-    r = add("replay", help="rebuild recorded games without an RNG and check every event and snapshot")
+    r = add("replay", help="rebuild recorded games from their Parquet traces, without an RNG, and check every event, "
+                           "snapshot, games row and players row")
     r.add_argument("--run", required=True)
     r.add_argument("--game", type=int, default=None, help="one game id (default: every game of the run)")
     r.add_argument("--print", dest="show_events", action="store_true", help="print the game's events")
     _data_dir(r)
 
     d = add("db", help="database schema and row counts; --rebuild re-derives it from the Parquet traces")
-    d.add_argument("--rebuild", action="store_true")
+    d.add_argument("--rebuild", action="store_true", help="drop every table and register every Parquet tree again")
+    d.add_argument("--register", metavar="RUN", default=None,
+                   help="register a run that simulate kept aside because the database was locked")
     d.add_argument("--sql", default=None, help="run one read-only query (SELECT, DESCRIBE, ...) and print the result")
     _data_dir(d)
 
@@ -170,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=_positive, default=2)
     _data_dir(b)
 
+    fz = add("fuzz", help="seeded games over random configurations, each checked by an independent rule checker")
+    fz.add_argument("--games", type=_positive, default=10_000, help="games to play and check")
+    fz.add_argument("--seed", type=int, default=0, help="seed of the configurations and games")
+    fz.add_argument("--out-dir", type=Path, default=None, help="report folder (default: reports/benchmarks/)")
+    _parallel(fz)
+
     ts = add("train-scorer", help="fit the learned strike's end-of-turn scorer (search) and store it")
     ts.add_argument("--players", type=int, choices=[2, 3], required=True)
     ts.add_argument("--seeds", type=_seed_list, default=(91, 92), help="training position seeds, e.g. 91,92")
@@ -194,24 +205,30 @@ def cmd_simulate(a) -> None:
 
 
 def cmd_replay(a) -> None:
-    from riskcore.db import query
-    from riskcore.replay import load_game, verify_game
+    from riskcore.replay import RunTraces, verify_game
 
+    traces = RunTraces(a.run, a.data_dir)
     if a.show_events:
-        events, *_ = load_game(a.run, a.game or 0, a.data_dir)
+        events, *_ = traces.game(a.game or 0)
         print(events.drop(columns=["run", "engine_version"]).to_string(index=False))
         return
-    games = [a.game] if a.game is not None else list(
-        query("SELECT game_id FROM games WHERE run = ? ORDER BY game_id", [a.run], a.data_dir).game_id)
+    games = [a.game] if a.game is not None else traces.game_ids()
     if not games:
         raise ValueError(f"run {a.run!r} has no games")
-    total = sum(verify_game(a.run, int(g), a.data_dir) for g in games)
-    print(f"replayed {len(games)} game(s) of run {a.run!r}: {total} events and every turn snapshot match")
+    total = sum(verify_game(traces, int(g)) for g in games)
+    print(f"replayed {len(games)} game(s) of run {a.run!r} from its Parquet traces: {total} events, every turn "
+          "snapshot and every games and players row match")
 
 
 def cmd_db(a) -> None:
     from riskcore import db
 
+    if a.register:
+        from riskcore.simulate import register_pending
+
+        counts = register_pending(a.register, a.data_dir)
+        print(f"run {a.register!r} registered: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        return
     if a.rebuild:
         runs = db.rebuild(a.data_dir)
         print(f"rebuilt the database from {len(runs)} run(s): {', '.join(runs)}")
@@ -340,6 +357,16 @@ def cmd_bench(a) -> None:
     print(run_bench(a.games, a.out_dir).to_string(index=False))
 
 
+def cmd_fuzz(a) -> None:
+    from riskcore.experiments.fuzz import run_fuzz
+
+    df = run_fuzz(a.games, a.seed, a.workers, a.dask, not a.quiet, a.out_dir)
+    bad = df[df.violation != ""]
+    print(f"{len(df)} games, {int(df.events.sum())} events checked, {len(bad)} violation(s)")
+    if len(bad):
+        raise RuntimeError(f"{len(bad)} game(s) broke a rule, e.g. seed {bad.seed.iloc[0]}: {bad.violation.iloc[0]}")
+
+
 def cmd_train_scorer(a) -> None:
     from riskcore.experiments.scorer import refit
 
@@ -355,17 +382,40 @@ COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show"
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "sweep": cmd_sweep, "report": cmd_report,
             "tournament": cmd_tournament,
-            "bench": cmd_bench, "train-scorer": cmd_train_scorer}
+            "bench": cmd_bench, "fuzz": cmd_fuzz, "train-scorer": cmd_train_scorer}
+
+
+def _terminated(signum, frame) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signum}")
+
+
+def _check_data_dir(path: Path | None) -> None:
+    """A --data-dir must be a directory the user may write (made when missing)."""
+    if path is None:
+        return
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--data-dir {path} is a file, not a directory")
+    probe = path if path.exists() else next((p for p in path.parents if p.exists()), Path("/"))
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ValueError(f"--data-dir {path} is not writable")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # SIGTERM (timeout, CI, schedulers) cleans up as Ctrl-C does: staging removed, workers stopped
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
+        _check_data_dir(getattr(args, "data_dir", None))
         COMMANDS[args.command](args)
     except (ValueError, RuntimeError, KeyError, FileNotFoundError, OSError) as exc:
         message = " ".join(str(exc).split())  # one line, whatever the library wrote
         print(f"riskcore {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"riskcore {args.command}: stopped; nothing half-written was kept", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return 0
 
 

@@ -6,7 +6,9 @@ Notebooks open it read-only (`connect(read_only=True)`) and close it when done: 
 
 from __future__ import annotations
 
-import tempfile
+import os
+import shutil
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,21 +29,38 @@ class DataError(RuntimeError):
     """Missing or corrupt data; the message names the run, table or file."""
 
 
-def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds: float = 60.0
+class DatabaseLocked(DataError):
+    """Another process held the database for longer than this one would wait."""
+
+
+WRITE_WAIT = float(os.environ.get("RISKCORE_LOCK_WAIT", 600))  # seconds a writer waits for readers to let go
+
+
+def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds: float | None = None
             ) -> duckdb.DuckDBPyConnection:
-    """Open the database; while another process holds the write lock, retry for up to `wait_seconds`."""
+    """Open the database. DuckDB lets one process write and no other open it meanwhile, so every connection of
+    this project is short-lived (a query, a transaction). While another process holds the file, retry for up to
+    `wait_seconds` (default: 60 to read, `RISKCORE_LOCK_WAIT` or 600 to write), saying once that it waits."""
     db = paths.db_path(data_dir)
     if read_only and not db.exists():
         raise DataError(f"no database at {db}: run `riskcore simulate` (or `make report`) first")
     db.parent.mkdir(parents=True, exist_ok=True)
-    deadline = time.monotonic() + wait_seconds
+    wait = wait_seconds if wait_seconds is not None else (60.0 if read_only else WRITE_WAIT)
+    deadline, said = time.monotonic() + wait, False
     while True:
         try:
             return duckdb.connect(str(db), read_only=read_only)
         except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+            if "lock" not in str(exc).lower():
+                raise DataError(f"cannot open the database {db}: {' '.join(str(exc).split())}") from None
+            if time.monotonic() > deadline:
+                raise DatabaseLocked(f"the database {db} was held by another process for {wait:.0f} s "
+                                     "(a notebook or a query that keeps it open?)") from None
+            if not said:
+                print(f"riskcore: waiting up to {wait:.0f} s for another process to release {db} ...",
+                      file=sys.stderr)
+                said = True
+            time.sleep(0.2)
 
 
 def _sql_list(files: list[Path]) -> str:
@@ -90,9 +109,15 @@ def transaction(data_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnect
     try:
         con.execute("BEGIN TRANSACTION")
         yield con
-        con.execute("COMMIT")
+        try:
+            con.execute("COMMIT")
+        except duckdb.Error as exc:
+            raise DataError(f"cannot commit to {paths.db_path(data_dir)}: {_one_line(exc)}") from None
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # the failed statement (a COMMIT, say) already ended the transaction: report its own error
         raise
     finally:
         con.close()
@@ -118,7 +143,12 @@ def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None
     root = paths.data_dir(data_dir)
     root.mkdir(parents=True, exist_ok=True)
     final = paths.parquet_dir(directory, *map(str, next(iter(keys.items()))), data_dir)
-    with tempfile.TemporaryDirectory(dir=root) as tmp:
+    from riskcore.storage import remove_leftovers, staging_dir
+
+    remove_leftovers(root)
+    stage = staging_dir(root / directory)
+    try:
+        tmp = str(stage)
         for name, frame in frames.items():
             table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
             if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
@@ -128,6 +158,8 @@ def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None
             dest = final / f.relative_to(tmp)
             dest.parent.mkdir(parents=True, exist_ok=True)
             f.replace(dest)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     return counts
 
 
@@ -137,17 +169,34 @@ def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[
 
 
 def rebuild(data_dir: Path | None = None) -> list[str]:
-    """Drop every table and re-register everything found under the data directory's Parquet trees."""
+    """Drop every table and re-register everything found under the data directory's Parquet trees, one run (or
+    sweep, tournament) per transaction, so that a corrupt file costs only its own run: the rest is rebuilt, then
+    a `DataError` names every file that could not be read. Leftovers of killed runs are removed first. Returns the
+    runs of traces registered."""
+    from riskcore.storage import remove_leftovers
+
     root = paths.data_dir(data_dir)
-    found = []
     with transaction(data_dir) as con:
         for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
             con.execute(f"DROP TABLE IF EXISTS {name}")
-        for directory, key in PARQUET_DIRS.items():  # one sub-directory per run or sweep: key=value
-            for sub in sorted((root / directory).glob(f"{key}=*")) if (root / directory).exists() else []:
-                register_tables(con, key, sub.name.split("=", 1)[1], sub)
-                if directory == "traces":
-                    found.append(sub.name.split("=", 1)[1])
+    found, failed = [], []
+    for directory, key in PARQUET_DIRS.items():  # one sub-directory per run or sweep: key=value
+        tree = root / directory
+        if not tree.exists():
+            continue
+        remove_leftovers(tree)
+        for sub in sorted(tree.glob(f"{key}=*")):
+            try:
+                with transaction(data_dir) as con:
+                    register_tables(con, key, sub.name.split("=", 1)[1], sub)
+            except DataError as exc:
+                failed.append(str(exc))
+                continue
+            if directory == "traces":
+                found.append(sub.name.split("=", 1)[1])
+    if failed:
+        raise DataError(f"rebuilt the database from {len(found)} run(s); these could not be read and are left "
+                        "out: " + " | ".join(failed))
     return found
 
 

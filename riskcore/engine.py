@@ -21,7 +21,7 @@ from riskcore.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify
 from riskcore.board import Board
 from riskcore.cards import TERRITORY_BONUS, escalating_value, find_sets, fixed_value, is_set
 from riskcore.chance import Chance
-from riskcore.config import GameConfig
+from riskcore.config import ConfigError, GameConfig
 from riskcore.missions import Mission, compile_missions
 
 EVENT_FIELDS = ("seq", "turn", "player", "phase", "kind", "src", "dst", "armies", "attacker_dice",
@@ -117,6 +117,8 @@ def new_game(board: Board, config: GameConfig, chance: Chance) -> GameState:
     """Deal territories (or open the claim phase) and the secret missions; the first player is seat 0."""
     s = GameState(board, config, chance)
     n, p = board.n_territories, config.n_players
+    if p > n:
+        raise ConfigError(f"board {board.name!r} has {n} territories for {p} players: every player needs one")
     if config.armies_per_player * p < n:
         raise IllegalAction(f"{p} players x {config.armies_per_player} armies cannot cover {n} territories")
     if config.mode == "mission":

@@ -23,26 +23,39 @@ class MissionError(ValueError):
 
 def validate_mission_specs(specs: Sequence[dict[str, Any]], continents: Sequence[str], n_colours: int,
                            where: str) -> None:
-    """Raise `MissionError` naming the first malformed mission spec."""
+    """Raise `MissionError` naming the board (`where`) and the first malformed mission spec."""
     names = set()
     for i, m in enumerate(specs):
-        label = f"{where}: mission #{i} {m.get('name', '?')!r}"
+        name = m.get("name", "?") if isinstance(m, dict) else "?"
+        label = f"{where}: mission #{i} {name!r}"
         if not isinstance(m, dict) or m.get("kind") not in KINDS:
             raise MissionError(f"{label}: kind must be one of {KINDS}")
-        if m.get("name") in names or not m.get("name"):
-            raise MissionError(f"{label}: mission names must be present and unique")
+        if not isinstance(m.get("name"), str) or not m["name"] or m["name"] in names:
+            raise MissionError(f"{label}: mission names must be present, text and unique")
         names.add(m["name"])
+        counts = {"continents": ("extra_continents",), "territories": ("territories", "min_armies"),
+                  "destroy": ("colour", "fallback_territories")}[m["kind"]]
+        for key in counts:
+            if key in m and not _count(m[key]):
+                raise MissionError(f"{label}: {key} must be a whole number, not {m[key]!r}")
         if m["kind"] == "continents":
-            bad = [c for c in m.get("continents", []) if c not in continents]
-            if not m.get("continents") or bad:
-                raise MissionError(f"{label}: unknown or missing continents {bad}")
-            if not 0 <= m.get("extra_continents", 0) <= len(continents) - len(m["continents"]):
+            listed = m.get("continents")
+            if not isinstance(listed, list) or not listed or not all(isinstance(c, str) for c in listed):
+                raise MissionError(f"{label}: continents must be a non-empty list of continent names, not {listed!r}")
+            bad = [c for c in listed if c not in continents]
+            if bad:
+                raise MissionError(f"{label}: unknown continents {bad}")
+            if not 0 <= m.get("extra_continents", 0) <= len(continents) - len(listed):
                 raise MissionError(f"{label}: extra_continents out of range")
         elif m["kind"] == "territories":
-            if int(m.get("territories", 0)) < 1 or int(m.get("min_armies", 1)) < 1:
+            if m.get("territories", 0) < 1 or m.get("min_armies", 1) < 1:
                 raise MissionError(f"{label}: territories and min_armies must be positive")
-        elif not 0 <= int(m.get("colour", -1)) < n_colours:
+        elif not 0 <= m.get("colour", -1) < n_colours:
             raise MissionError(f"{label}: colour must be in 0..{n_colours - 1}")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)

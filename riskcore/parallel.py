@@ -8,6 +8,7 @@ sorts results that are gathered into one table).
 from __future__ import annotations
 
 import os
+import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Iterator, Sequence
 
@@ -31,18 +32,41 @@ def run_tasks(fn: Callable[..., Any], args: Sequence[tuple], workers: int | None
                 yield i, fn(*a)
                 bar.update()
         else:
-            with ProcessPoolExecutor(max_workers=workers or default_workers()) as pool:
-                futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
-                try:
-                    for fut in as_completed(futures):
-                        yield futures[fut], fut.result()
-                        bar.update()
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+            pool = ProcessPoolExecutor(max_workers=workers or default_workers(), initializer=_worker_start)
+            futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
+            try:
+                for fut in as_completed(futures):
+                    yield futures[fut], fut.result()
+                    bar.update()
+            except BaseException:
+                _stop(pool)  # an error, Ctrl-C or SIGTERM: the workers stop now, not after their tasks
+                raise
+            pool.shutdown()
     finally:
         bar.close()
+
+
+def _worker_start() -> None:
+    """Pool workers die with their parent, even a parent killed outright (Linux: the parent-death signal), and
+    leave Ctrl-C to the parent, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's clean-up handler: a worker just ends
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    processes = list((pool._processes or {}).values())  # noqa: SLF001 - the executor offers no terminate
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
 
 
 def in_task_order(results: Iterator[tuple[int, Any]]) -> list[Any]:

@@ -7,6 +7,7 @@ a corrupt or tampered trace fails with the game and event named.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Iterator
 
@@ -17,7 +18,8 @@ from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify,
 from riskcore.board import load_board
 from riskcore.chance import TraceChance, TraceError
 from riskcore.config import GameConfig
-from riskcore.db import DataError, query, run_config
+from riskcore import paths
+from riskcore.db import DataError, _sql_list, query, run_config
 from riskcore.engine import EVENT_FIELDS, GameState, new_game, step
 
 AUTOMATIC = {"deal", "draw_card", "eliminate", "win", "draw"}
@@ -126,10 +128,58 @@ def load_game(run: str, game_id: int, data_dir: Path | None = None
     return events, missions, config, snaps
 
 
-def verify_game(run: str, game_id: int, data_dir: Path | None = None) -> int:
-    """Replay a recorded game and check every event and every turn snapshot; return the events checked."""
-    events, missions, config, snaps = load_game(run, game_id, data_dir)
-    label = f"run {run!r} game {game_id}"
+class RunTraces:
+    """A run's Parquet traces, read directly (the source of truth; the database is derived from them). A
+    corrupt or missing file is a `TraceError` naming it."""
+
+    TABLES = ("runs", "games", "players", "events", "snapshots")
+
+    def __init__(self, run: str, data_dir: Path | None = None):
+        import duckdb
+
+        self.run = run
+        self.root = paths.traces_dir(data_dir) / f"run={run}"
+        if not self.root.is_dir():
+            raise DataError(f"no traces of run {run!r} at {self.root}")
+        self.con = duckdb.connect()  # in memory: reads the files, never the database
+        for table in self.TABLES:
+            files = sorted((self.root / table).glob("*.parquet"))
+            if not files:
+                raise TraceError(f"run {run!r}: no {table} files under {self.root / table}")
+            for f in files:  # name the broken file, not just the table
+                try:
+                    self.con.execute("SELECT count(*) FROM read_parquet(?)", [str(f)]).fetchone()
+                except duckdb.Error as exc:
+                    raise TraceError(f"corrupt trace file {f}: {' '.join(str(exc).split())}") from None
+            self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet({_sql_list(files)})")
+        self.config = GameConfig.from_dict(json.loads(self.df("SELECT config FROM runs").config[0])["config"])
+
+    def df(self, sql: str, params: list | None = None) -> pd.DataFrame:
+        return self.con.execute(sql, params or []).df()
+
+    def game_ids(self) -> list[int]:
+        return [int(g) for g in self.df("SELECT game_id FROM games ORDER BY game_id").game_id]
+
+    def game(self, game_id: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """(events, players, the games row, snapshots) of one game."""
+        events = self.df("SELECT * FROM events WHERE game_id = ? ORDER BY seq", [game_id])
+        if events.empty:
+            raise DataError(f"run {self.run!r} has no events for game {game_id}")
+        players = self.df("SELECT * FROM players WHERE game_id = ? ORDER BY player", [game_id])
+        games = self.df("SELECT * FROM games WHERE game_id = ?", [game_id])
+        snaps = self.df("SELECT turn, territory, owner, armies FROM snapshots WHERE game_id = ? "
+                        "ORDER BY turn, territory", [game_id])
+        return events, players, games, snaps
+
+
+def verify_game(traces: RunTraces, game_id: int) -> int:
+    """Replay a recorded game from its Parquet traces and check every event, every turn snapshot, its `games` row
+    (winner, end reason, turns, actions, players) and its `players` rows (mission, won); return the events
+    checked."""
+    events, players, games, snaps = traces.game(game_id)
+    config = traces.config
+    label = f"run {traces.run!r} game {game_id}"
+    missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
     state = replay(events, missions, config, label=label)
     n = state.board.n_territories
     replayed = {turn: (owner, armies) for turn, _, owner, armies in state.snapshots}
@@ -141,4 +191,24 @@ def verify_game(run: str, game_id: int, data_dir: Path | None = None) -> int:
             raise TraceError(f"{label}: snapshot of turn {turn} differs from the replayed state")
     if len(replayed) != snaps.turn.nunique():
         raise TraceError(f"{label}: {len(replayed)} turns replayed, {snaps.turn.nunique()} snapshots recorded")
+    if len(games) != 1:
+        raise TraceError(f"{label}: {len(games)} rows in the games table")
+    row = games.iloc[0]
+    actions = int((~events.kind.isin(list(AUTOMATIC))).sum())
+    want = {"winner": state.winner, "end_reason": state.end_reason, "turns": state.turn, "actions": actions,
+            "n_players": state.n_players}
+    got = {k: (row[k].item() if hasattr(row[k], "item") else row[k]) for k in want}
+    if got != want:
+        diff = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
+        raise TraceError(f"{label}: the games row differs from the replay (recorded, replayed): {diff}")
+    if len(players) != state.n_players or list(players.player) != list(range(state.n_players)):
+        raise TraceError(f"{label}: {len(players)} players rows for {state.n_players} seats")
+    for p, r in zip(range(state.n_players), players.itertuples()):
+        mission = state.missions[p]
+        expect = (mission.name if mission else None, mission.index if mission else None, state.winner == p)
+        recorded = (r.mission if isinstance(r.mission, str) else None, None if pd.isna(r.mission_index)
+                    else int(r.mission_index), bool(r.won))
+        if recorded != expect:
+            raise TraceError(f"{label}: the players row of player {p} (mission, mission index, won) is {recorded}, "
+                             f"the replay gives {expect}")
     return len(events)

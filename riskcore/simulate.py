@@ -20,10 +20,10 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.agents import validate_spec
 from riskcore.board import load_board
 from riskcore.config import GameConfig
-from riskcore.db import register_run
+from riskcore.db import DatabaseLocked, register_run
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
-from riskcore.storage import check_name, replace_dir, staging_dir, write_parquet
+from riskcore.storage import check_name, remove_leftovers, replace_dir, staging_dir, write_parquet
 from riskcore.trace import records_to_tables
 
 
@@ -50,7 +50,10 @@ class RunSpec:
             validate_spec(spec)
         if not 0 <= self.seed < 2**63:
             raise ValueError(f"seed must be in 0..2**63-1, got {self.seed}")
-        load_board(self.config.board)
+        board = load_board(self.config.board)
+        if self.config.n_players > board.n_territories:
+            raise ValueError(f"board {board.name!r} has {board.n_territories} territories for "
+                             f"{self.config.n_players} players: every player needs one")
 
     def to_json(self) -> str:
         d = asdict(self)
@@ -82,6 +85,22 @@ def runs_table(spec: RunSpec) -> pa.Table:
                      "mode": [spec.config.mode], "n_players": pa.array([spec.config.n_players], pa.int8())})
 
 
+def pending_dir(final: Path) -> Path:
+    """Where a played run waits when the database could not take it: beside its final place, hidden."""
+    return final.with_name(f".pending-{final.name}")
+
+
+def register_pending(run: str, data_dir: Path | None = None) -> dict[str, int]:
+    """Register a run kept by `simulate` when the database was locked, and put it in place."""
+    final = paths.traces_dir(data_dir) / f"run={check_name('run', run)}"
+    pending = pending_dir(final)
+    if not pending.is_dir():
+        raise FileNotFoundError(f"no pending run {run!r} (looked for {pending})")
+    counts = register_run(pending, run, data_dir)
+    replace_dir(pending, final)
+    return counts
+
+
 def simulate(spec: RunSpec, data_dir: Path | None = None, workers: int | None = None,
              dask_address: str | None = None, progress: bool = True) -> dict[str, int]:
     """Run the games, write `traces/run=NAME/<table>/part-*.parquet`, register in DuckDB; return row counts.
@@ -99,7 +118,8 @@ def simulate_many(specs: list[RunSpec], data_dir: Path | None = None, workers: i
     names = [s.run for s in specs]
     if len(set(names)) != len(names):
         raise ValueError(f"run names repeat: {names}")
-    data_dir = Path(data_dir or paths.data_dir())
+    data_dir = paths.data_dir(data_dir)
+    remove_leftovers(paths.traces_dir(data_dir))  # staging a killed run left behind
     finals = [paths.traces_dir(data_dir) / f"run={s.run}" for s in specs]
     stages = [staging_dir(f) for f in finals]
     counts = {}
@@ -117,7 +137,13 @@ def simulate_many(specs: list[RunSpec], data_dir: Path | None = None, workers: i
                 write_parquet(table, stages[k] / name / f"part-{i:05d}.parquet")
         for spec, stage, final in zip(specs, stages, finals):
             write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
-            counts[spec.run] = register_run(stage, spec.run, data_dir)
+            try:
+                counts[spec.run] = register_run(stage, spec.run, data_dir)
+            except DatabaseLocked as exc:  # the games are played: keep them for `riskcore db --register`
+                kept = pending_dir(final)
+                replace_dir(stage, kept)
+                raise DatabaseLocked(f"{exc}; the games of run {spec.run!r} are kept in {kept}: register them with "
+                                     f"`riskcore db --register {spec.run}`") from None
             replace_dir(stage, final)
     finally:
         for stage in stages:

@@ -16,6 +16,18 @@ import pyarrow.parquet as pq
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _normal_mode(path: Path, directory: bool) -> None:
+    """Give a file or directory made by `tempfile` (0600 / 0700) the mode any other tool would: 0666 / 0777
+    less the umask."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
+
+
 def check_name(kind: str, name: str) -> str:
     """Run and sweep names become directory names: letters, digits, `_ . -` only."""
     if not NAME_RE.match(name or ""):
@@ -38,6 +50,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(name)
+    _normal_mode(tmp, directory=False)
     try:
         yield tmp
         os.replace(tmp, path)
@@ -64,6 +77,43 @@ def replace_dir(staged: Path, final: Path) -> None:
 
 
 def staging_dir(final: Path) -> Path:
-    """A fresh hidden directory beside `final` to write into before `replace_dir`."""
+    """A fresh hidden directory beside `final` to write into before `replace_dir`; its name carries this process's
+    id, so that `remove_leftovers` can tell a live run's staging from a killed one's."""
     final.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-", dir=final.parent))
+    path = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-{os.getpid()}-", dir=final.parent))
+    _normal_mode(path, directory=True)
+    return path
+
+
+def remove_leftovers(parent: Path) -> list[Path]:
+    """Remove the staging and trash directories (and temporary files) that killed processes left in `parent`;
+    those of a process still running are kept. Returns what was removed."""
+    removed = []
+    if not parent.is_dir():
+        return removed
+    for p in parent.iterdir():
+        pid = _owner_pid(p.name)
+        if pid is None or _alive(pid):
+            continue
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
+        removed.append(p)
+    return removed
+
+
+def _owner_pid(name: str) -> int | None:
+    """The process id in a staging (`.tmp-NAME-PID-xxxx`) or trash (`.trash-NAME-PID`) name, else None."""
+    match = re.match(r"^\.(?:tmp|trash)-.+-(\d+)(?:-[^-]*)?$", name)
+    return int(match.group(1)) if match else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

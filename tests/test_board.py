@@ -53,7 +53,7 @@ def test_minimal_board_loads():
 @pytest.mark.parametrize("mutate,needle", [
     (lambda s: s["continents"][1]["territories"].append("a1"), "'a1' listed twice"),
     (lambda s: s["continents"].append({"name": "A", "bonus": 1, "territories": ["c"]}), "duplicate continent"),
-    (lambda s: s["continents"][0].update(bonus=0), "non-positive bonus"),
+    (lambda s: s["continents"][0].update(bonus=0), "positive whole-number bonus"),
     (lambda s: s["borders"].pop(), "not connected"),
     (lambda s: s["borders"].append(["a1", "zz"]), "unknown territory 'zz'"),
     (lambda s: s.update(adjacency={"a1": ["b1"]}), "not symmetric"),

@@ -1,3 +1,6 @@
+import os
+from pathlib import Path
+
 import pytest
 
 from riskcore import simulate as simulate_module
@@ -66,8 +69,7 @@ def test_interrupted_run_leaves_previous_data_intact(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(simulate_module, "register_run", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        main(SIM + data + ["--games", "9", "--seed", "4"])
+    assert main(SIM + data + ["--games", "9", "--seed", "4"]) == 130
     assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 6
     assert sorted(p.name for p in (tmp_path / "traces" / "run=c" / "events").iterdir()) == before
     assert [p.name for p in (tmp_path / "traces").iterdir()] == ["run=c"]  # no staging left behind
@@ -157,3 +159,53 @@ def test_every_simulate_option_has_help_and_shows_its_default(capsys):
     for option, default in (("--players", "4"), ("--agents", "mission"), ("--seed", "0"), ("--board", "classic"),
                             ("--turn-cap", "400"), ("--chunk", "25"), ("--fortify", "adjacent")):
         assert option in text and f"(default: {default})" in text, option
+
+
+def test_a_data_dir_that_is_a_file_or_read_only_is_one_clear_line(tmp_path, capsys):
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    assert main(SIM + ["--data-dir", str(afile)]) == 2
+    err = capsys.readouterr().err
+    assert "is a file, not a directory" in err and err.count("\n") == 1
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    if os.access(locked, os.W_OK):  # root may write into it: take a place no one may write into
+        locked = Path("/proc/self")
+    assert main(SIM + ["--data-dir", str(locked / "data")]) == 2
+    err = capsys.readouterr().err
+    assert "is not writable" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda b: b["continents"][0].__setitem__("bonus", True), "positive whole-number bonus, not True"),
+    (lambda b: b.__setitem__("wild_cards", True), "wild_cards must be a non-negative whole number, not True"),
+    (lambda b: b["continents"][0].__setitem__("territories", "N1"), "territories must be a list of names"),
+    (lambda b: b["missions"][0].__setitem__("continents", "North"), "continents must be a non-empty list"),
+    (lambda b: b["missions"].append({"name": "hold", "kind": "territories", "territories": "6"}),
+     "mission #"),
+])
+def test_a_bad_board_field_names_the_board_and_the_field(tmp_path, capsys, change, needle):
+    import json
+
+    from riskcore.paths import BOARDS_DIR
+
+    spec = json.loads((BOARDS_DIR / "small.json").read_text())
+    change(spec)
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(spec))
+    assert main(SIM + ["--data-dir", str(tmp_path), "--board", str(path), "--players", "2"]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "odd.json" in err and err.count("\n") == 1
+
+
+def test_more_players_than_territories_blames_the_board_not_an_agent(tmp_path, capsys):
+    import json
+
+    spec = {"continents": [{"name": "A", "bonus": 1, "territories": ["a", "b", "c"]}],
+            "borders": [["a", "b"], ["b", "c"]], "cards": {"a": "infantry", "b": "cavalry", "c": "artillery"}}
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(spec))
+    assert main(SIM + ["--data-dir", str(tmp_path), "--board", str(path), "--players", "4", "--mode",
+                       "domination", "--agents", "random"]) == 2
+    err = capsys.readouterr().err
+    assert "has 3 territories for 4 players" in err and "agent" not in err

@@ -2,14 +2,14 @@ import pytest
 
 from riskcore.chance import TraceError
 from riskcore.db import DataError, query
-from riskcore.replay import load_game, replay, verify_game
+from riskcore.replay import RunTraces, load_game, replay, verify_game
 
 
 def test_every_game_replays_without_rng_to_the_recorded_states(small_run):
-    games = query("SELECT game_id FROM games WHERE run = 'mixed'", data_dir=small_run).game_id
-    assert len(games) == 12
-    for g in games:
-        assert verify_game("mixed", int(g), small_run) > 0
+    traces = RunTraces("mixed", small_run)
+    assert traces.game_ids() == list(range(12))
+    for g in traces.game_ids():
+        assert verify_game(traces, g) > 0
 
 
 def test_replay_reaches_the_recorded_winner(small_run):
@@ -43,3 +43,40 @@ def test_missing_run_and_game_give_clear_errors(small_run):
 def test_missing_database_gives_clear_error(tmp_path):
     with pytest.raises(DataError, match="no database"):
         load_game("mixed", 0, tmp_path)
+
+
+def _copy_run(src, dst):
+    import shutil
+
+    shutil.copytree(src / "traces" / "run=mixed", dst / "traces" / "run=mixed")
+
+
+def _rewrite(path, change):
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path).to_pandas()
+    change(table)
+    pq.write_table(__import__("pyarrow").Table.from_pandas(table, preserve_index=False), path)
+
+
+@pytest.mark.parametrize("table,change,message", [
+    ("games", lambda t: t.__setitem__("winner", t.winner.where(t.game_id != 0, (t.winner + 1) % 4)),
+     "games row differs"),
+    ("players", lambda t: t.__setitem__("won", t.won.where(t.game_id != 0, ~t.won)), "players row"),
+    ("players", lambda t: t.__setitem__("mission_index", t.mission_index.where(t.game_id != 0, 13)), "event|players row"),
+])
+def test_replay_checks_the_games_and_players_tables_against_the_rebuilt_game(small_run, tmp_path, table, change,
+                                                                             message):
+    _copy_run(small_run, tmp_path)
+    part = sorted((tmp_path / "traces" / "run=mixed" / table).glob("*.parquet"))[0]
+    _rewrite(part, change)
+    with pytest.raises(TraceError, match=message):
+        verify_game(RunTraces("mixed", tmp_path), 0)
+
+
+def test_replay_names_a_corrupt_trace_file(small_run, tmp_path):
+    _copy_run(small_run, tmp_path)
+    part = sorted((tmp_path / "traces" / "run=mixed" / "events").glob("*.parquet"))[1]
+    part.write_bytes(part.read_bytes()[:100])
+    with pytest.raises(TraceError, match=f"corrupt trace file {part}"):
+        RunTraces("mixed", tmp_path)

@@ -104,3 +104,32 @@ def test_shipped_pipelines_are_valid():
     assert {p.stem for p in specs} >= {"phatt_weights", "recognisers"}
     for p in specs:
         assert load_spec(p).points
+
+
+def test_the_tables_hold_exactly_the_points_of_the_current_spec(tmp_path, env, capsys):
+    path = _spec(tmp_path, "name: st\nnotebook: NOTEBOOK\npoints: [{x: 2.0}, {x: 3.0}, {x: 4.0, fail: true}]\n")
+    assert main(["sweep", str(path), "--data-dir", str(env), "--workers", "1", "--quiet"]) == 2  # one failed
+    path.write_text(path.read_text().replace(", {x: 4.0, fail: true}", "").replace("{x: 3.0}", "{x: 5.0}"))
+    assert main(["sweep", str(path), "--data-dir", str(env), "--workers", "1", "--quiet"]) == 0
+    assert "2 ok" in capsys.readouterr().out
+    assert query("SELECT x FROM squares WHERE sweep = 'st' ORDER BY x", data_dir=env).x.tolist() == [2.0, 5.0]
+    points = query("SELECT params, status FROM sweep_points WHERE sweep = 'st'", data_dir=env)
+    assert sorted(json.loads(p)["x"] for p in points.params) == [2.0, 5.0] and (points.status == "ok").all()
+    files = sorted(p.stem for p in (env / "sweeps" / "sweep=st").rglob("*.parquet"))
+    assert len(files) == 4  # two points x (sweep_points, squares)
+
+
+def test_force_means_from_scratch(tmp_path, env, monkeypatch):
+    spec = load_spec(_spec(tmp_path, "name: fs\nnotebook: NOTEBOOK\ngrid: {x: [1.0, 2.0]}\n"))
+    run_sweep(spec, env, workers=1, progress=False)
+    ran = []
+    real = sweep_module.execute_point
+    monkeypatch.setattr(sweep_module, "execute_point", lambda *a: ran.append(a[1]["x"]) or real(*a))
+    run_sweep(spec, env, workers=1, force=True, progress=False)
+    assert sorted(ran) == [1.0, 2.0]
+    assert len(query("SELECT * FROM squares WHERE sweep = 'fs'", data_dir=env)) == 2
+
+
+def test_a_point_listed_twice_is_refused(tmp_path):
+    with pytest.raises(SpecError, match=r"point \{'x': 1.0\} is listed twice"):
+        load_spec(_spec(tmp_path, "name: d\nnotebook: NOTEBOOK\npoints: [{x: 1.0}, {x: 1.0}]\n"))

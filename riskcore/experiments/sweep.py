@@ -17,7 +17,8 @@ is rejected before anything runs. Each point gets `sweep`, `point` and `output_d
 with `riskcore.notebook.emit`, and the runner registers them in DuckDB with `sweep_points(sweep, point, params,
 status, seconds, error)`. Points run in parallel on local processes or on Dask. Finished points are skipped on a
 rerun; a failing point is recorded with its error while the others go on; a point's files and rows appear
-together or not at all.
+together or not at all. The sweep's tables hold exactly the points of its current spec: a point dropped from the
+spec (or a failed point of an old spec) is removed before the run, and `--force` starts from scratch.
 """
 
 from __future__ import annotations
@@ -162,7 +163,14 @@ def load_spec(path: str | Path) -> SweepSpec:
     missing = [k for k in INJECTED if k not in declared]
     if missing:
         raise SpecError(f"{where}: notebook {raw['notebook']} must declare {missing} in its parameters cell")
-    return SweepSpec(str(raw["name"]), notebook, tuple(points), path)
+    spec = SweepSpec(str(raw["name"]), notebook, tuple(points), path)
+    seen: dict[str, dict] = {}
+    for p in points:
+        pid = spec.point_id(p)
+        if pid in seen:
+            raise SpecError(f"{where}: point {p} is listed twice")
+        seen[pid] = p
+    return spec
 
 
 def execute_point(notebook: str, params: dict[str, Any], executed_path: str, data_dir: str | None
@@ -212,11 +220,14 @@ def finished_points(sweep: str, data_dir: Path | None) -> set[str]:
 
 def run_sweep(spec: SweepSpec, data_dir: Path | None = None, workers: int | None = None,
               dask_address: str | None = None, force: bool = False, progress: bool = True) -> pd.DataFrame:
-    """Execute every unfinished point; return the sweep's `sweep_points` rows."""
+    """Execute every unfinished point of the spec (every point with `force`: from scratch); return the sweep's
+    `sweep_points` rows. Points of the sweep that are not in the spec any more (or, with `force`, every point)
+    are removed first, files and rows, so the sweep's tables hold exactly the spec's points."""
     data = paths.data_dir(data_dir)
     data.mkdir(parents=True, exist_ok=True)
     runs_dir = paths.sweep_notebooks_dir(spec.name)
-    done = set() if force else finished_points(spec.name, data_dir)
+    prune(spec.name, set() if force else {spec.point_id(p) for p in spec.points}, data_dir)
+    done = finished_points(spec.name, data_dir)
     todo = [(spec.point_id(p), p) for p in spec.points if spec.point_id(p) not in done]
     tasks = [(str(spec.notebook), {**p, "sweep": spec.name, "point": pid}, str(runs_dir / f"{pid}.ipynb"),
               str(data)) for pid, p in todo]
@@ -248,6 +259,33 @@ def _store_point(sweep: str, pid: str, params: dict, result: dict, data: Path, d
             tmp.write_bytes(result["notebook"])
 
 
+def prune(sweep: str, keep: set[str], data_dir: Path | None = None) -> list[str]:
+    """Remove every point of `sweep` not in `keep` (its Parquet files and its rows in every table of the sweep,
+    in one transaction; its executed notebook too). Returns the points removed."""
+    from riskcore.db import transaction
+
+    root = paths.parquet_dir("sweeps", "sweep", sweep, data_dir)
+    if not root.is_dir():
+        return []
+    files = {f: f.stem for table in root.iterdir() if table.is_dir() for f in table.glob("*.parquet")}
+    stale = sorted({pid for pid in files.values() if pid not in keep})
+    if not stale:
+        return []
+    tables = sorted({f.parent.name for f, pid in files.items() if pid in stale})
+    with transaction(data_dir) as con:
+        present = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        marks = ", ".join("?" for _ in stale)
+        for table in tables:
+            if table in present:
+                con.execute(f"DELETE FROM {table} WHERE sweep = ? AND point IN ({marks})", [sweep, *stale])
+    for f, pid in files.items():
+        if pid in stale:
+            f.unlink()
+    for pid in stale:
+        (paths.sweep_notebooks_dir(sweep) / f"{pid}.ipynb").unlink(missing_ok=True)
+    return stale
+
+
 def clean_sweep(sweep: str, data_dir: Path | None = None) -> None:
     """Forget a sweep's points (files and rows), e.g. before a clean rerun."""
-    shutil.rmtree(paths.parquet_dir("sweeps", "sweep", sweep, data_dir), ignore_errors=True)
+    prune(sweep, set(), data_dir)

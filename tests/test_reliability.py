@@ -1,0 +1,170 @@
+"""Nothing lost, nothing left behind: a locked database, signals, leftovers of killed runs, file modes."""
+
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from riskcore.cli import main
+from riskcore.db import query
+
+RISKCORE = [sys.executable, "-m", "riskcore.cli"]
+SIM = ["simulate", "--run", "c", "--games", "6", "--chunk", "3", "--workers", "1", "--quiet"]
+
+
+def _hold(db: Path, seconds: float) -> subprocess.Popen:
+    """Another process that opens the database and keeps it open (as a notebook might)."""
+    code = (f"import duckdb, time, sys; con = duckdb.connect({str(db)!r}, read_only=True); "
+            f"print('held', flush=True); time.sleep({seconds})")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Live processes whose command line mentions `marker` (this test's data directory)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker in (entry / "cmdline").read_bytes().decode(errors="ignore"):
+                    out.append(int(entry.name))
+            except OSError:
+                pass
+    return out
+
+
+def test_a_held_database_delays_registration_and_the_games_are_never_lost(tmp_path, capsys, monkeypatch):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    holder = _hold(tmp_path / "riskcore.duckdb", 30)
+    try:
+        monkeypatch.setenv("RISKCORE_LOCK_WAIT", "1")
+        monkeypatch.setattr("riskcore.db.WRITE_WAIT", 1.0)
+        assert main(SIM + data + ["--games", "9", "--seed", "5"]) == 2
+        err = capsys.readouterr().err
+        assert "waiting up to 1 s" in err and "`riskcore db --register c`" in err and err.count("error") == 1
+        assert (tmp_path / "traces" / ".pending-run=c").is_dir()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 6  # the old run
+    assert main(["db", "--register", "c"] + data) == 0
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 9
+    assert not (tmp_path / "traces" / ".pending-run=c").exists()
+    assert main(["replay", "--run", "c"] + data) == 0
+
+
+def test_registration_waits_for_a_short_reader_and_then_succeeds(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    holder = _hold(tmp_path / "riskcore.duckdb", 2)
+    try:
+        assert main(SIM + data + ["--games", "4"]) == 0
+    finally:
+        holder.wait()
+    assert "waiting up to" in capsys.readouterr().err
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 4
+
+
+def test_a_failed_commit_reports_its_own_cause(tmp_path, monkeypatch):
+    import duckdb
+
+    from riskcore.db import DataError, transaction
+
+    class Failing:
+        def __init__(self, con):
+            self.con = con
+
+        def execute(self, sql, *args):
+            if sql == "COMMIT":
+                self.con.execute("ROLLBACK")
+                raise duckdb.TransactionException("disk full (simulated)")
+            return self.con.execute(sql, *args)
+
+        def close(self):
+            self.con.close()
+
+    real = __import__("riskcore.db", fromlist=["connect"]).connect
+    monkeypatch.setattr("riskcore.db.connect", lambda *a, **k: Failing(real(*a, **k)))
+    with pytest.raises(DataError, match="disk full") as err:
+        with transaction(tmp_path) as con:
+            con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    assert "no transaction is active" not in str(err.value)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_workers_and_removes_the_staging(tmp_path, sig):
+    marker = str(tmp_path)
+    proc = subprocess.Popen(RISKCORE + ["simulate", "--run", "big", "--games", "4000", "--chunk", "5", "--workers",
+                                        "2", "--quiet", "--data-dir", marker], stderr=subprocess.PIPE, text=True)
+    traces = tmp_path / "traces"
+    deadline = time.time() + 60
+    while not any(traces.glob(".tmp-run=big-*/games/*.parquet")) and time.time() < deadline:
+        time.sleep(0.2)
+    assert any(traces.glob(".tmp-run=big-*")), "the run never started writing"
+    proc.send_signal(sig)
+    assert proc.wait(timeout=60) == 130
+    assert "stopped" in proc.stderr.read()
+    time.sleep(1)
+    assert _processes_with(marker) == []  # no worker left behind
+    assert list(traces.iterdir()) == []  # no staging, no half run
+
+
+def test_a_killed_runs_workers_die_with_it_and_the_next_run_removes_its_staging(tmp_path):
+    marker = str(tmp_path)
+    proc = subprocess.Popen(RISKCORE + ["simulate", "--run", "big", "--games", "4000", "--chunk", "5", "--workers",
+                                        "2", "--quiet", "--data-dir", marker], stderr=subprocess.DEVNULL)
+    traces = tmp_path / "traces"
+    deadline = time.time() + 60
+    while not any(traces.glob(".tmp-run=big-*/games/*.parquet")) and time.time() < deadline:
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    deadline = time.time() + 20
+    while _processes_with(marker) and time.time() < deadline:
+        time.sleep(0.2)
+    assert _processes_with(marker) == []
+    assert any(traces.glob(".tmp-run=big-*"))  # what the killed run left ...
+    assert main(SIM + ["--data-dir", marker]) == 0
+    assert [p.name for p in traces.iterdir()] == ["run=c"]  # ... the next run removed
+
+
+def test_files_and_folders_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    finally:
+        os.umask(old)
+    run = tmp_path / "traces" / "run=c"
+    assert stat.S_IMODE(run.stat().st_mode) == 0o755
+    part = next(run.glob("events/*.parquet"))
+    assert stat.S_IMODE(part.stat().st_mode) == 0o644
+
+
+def test_a_corrupt_file_costs_only_its_own_run_when_the_database_is_rebuilt(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    assert main(SIM + data + ["--run", "d", "--seed", "3"]) == 0
+    bad = sorted((tmp_path / "traces" / "run=c" / "events").glob("*.parquet"))[0]
+    bad.write_bytes(b"not parquet at all")
+    capsys.readouterr()
+    assert main(["db", "--rebuild"] + data) == 2
+    err = capsys.readouterr().err
+    assert bad.name in err and err.count("\n") == 1
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'd'", data_dir=tmp_path).n[0] == 6  # the rest
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 0
+
+
+def test_rerunning_a_run_name_does_not_grow_the_database(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    sizes = []
+    for seed in range(6):
+        assert main(SIM + data + ["--seed", str(seed), "--games", "20"]) == 0
+        sizes.append((tmp_path / "riskcore.duckdb").stat().st_size)
+    assert max(sizes) <= 2.2 * sizes[0]  # a replaced run's old blocks are reused, not piled up
