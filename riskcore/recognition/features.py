@@ -81,45 +81,49 @@ def _cutoff(kinds: list[str]) -> int:
     return max(cut, 0)
 
 
-def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, include_setup: bool = False
-                 ) -> dict[str, list]:
-    """Observations of every player of one game; `ev` holds the game's event columns ordered by seq."""
-    board = hyp.board
-    n = board.n_territories
-    adj = board.adjacency.astype(np.int64)
-    owner = np.full(n, -1, dtype=np.int64)
-    armies = np.zeros(n, dtype=np.int64)
-    e_src, e_dst = np.nonzero(board.adjacency)
-    bit_values = (1 << np.arange(hyp.size)).astype(np.int64)
-    kinds = list(ev["kind"])
-    cut = _cutoff(kinds)
-    out: dict[str, list] = {k: [] for k in ("game_id", "player", "seq", "turn", "kind", "territory", "src",
-                                            "n_owned", "n_attack", "n_fortify", "owned_in", "attack_in",
-                                            "fortify_in", "member_size", "consistent")}
-    out.update({k: [] for k in CANDIDATE_FIELDS})
-    eliminated = [False] * n_players
-    cache: dict[int, tuple] = {}
-    version = [0] * n_players  # bumps when a player's territories change
+class Extractor:
+    """The observations of every player of one game, fed its events in order (all at once, or a few at a time as
+    a game goes on: `recognition.online`). `parts` holds what `extract_game` returns for the events fed so far."""
 
-    def pending(p: int):
-        key = (p, version[p])
-        if key not in cache:
+    FIELDS = ("game_id", "player", "seq", "turn", "kind", "territory", "src", "n_owned", "n_attack", "n_fortify",
+              "owned_in", "attack_in", "fortify_in", "member_size", "consistent")
+
+    def __init__(self, n_players: int, hyp: Hypotheses, include_setup: bool = False):
+        board = hyp.board
+        self.hyp, self.include_setup = hyp, include_setup
+        self.n = board.n_territories
+        self.adj = board.adjacency.astype(np.int64)
+        self.owner = np.full(self.n, -1, dtype=np.int64)
+        self.armies = np.zeros(self.n, dtype=np.int64)
+        self.e_src, self.e_dst = np.nonzero(board.adjacency)
+        self.bit_values = (1 << np.arange(hyp.size)).astype(np.int64)
+        self.parts: dict[str, list] = {k: [] for k in (*self.FIELDS, *CANDIDATE_FIELDS)}
+        self.eliminated = [False] * n_players
+        self.cache: dict[tuple, tuple] = {}
+        self.version = [0] * n_players  # bumps when a player's territories change
+
+    def pending(self, p: int):
+        key = (p, self.version[p])
+        if key not in self.cache:
+            owner, hyp = self.owner, self.hyp
             o = (owner == p).astype(np.int64)
             m = hyp.membership(owner)
-            adj_owned = adj @ o
+            adj_owned = self.adj @ o
             enemy_w = adj_owned * (1 - o)
             fort_w = adj_owned * o
-            cache.clear() if len(cache) > 64 else None
-            cache[key] = (int(o.sum()), int(enemy_w.sum()), int(fort_w.sum()), m @ o, m @ enemy_w, m @ fort_w,
-                          m.sum(axis=1), m)
-        return cache[key]
+            if len(self.cache) > 64:
+                self.cache.clear()
+            self.cache[key] = (int(o.sum()), int(enemy_w.sum()), int(fort_w.sum()), m @ o, m @ enemy_w, m @ fort_w,
+                               m.sum(axis=1), m)
+        return self.cache[key]
 
-    def observe(p: int, i: int, kind: str, t: int, src: int | None) -> None:
-        if eliminated[p]:
+    def observe(self, ev, p: int, i: int, kind: str, t: int, src: int | None) -> None:
+        if self.eliminated[p]:
             return
-        n_owned, n_att, n_fort, own_in, att_in, fort_in, size, m = pending(p)
-        inside = m[:, t] if t >= 0 else np.ones(hyp.size, dtype=bool)
+        n_owned, n_att, n_fort, own_in, att_in, fort_in, size, m = self.pending(p)
+        inside = m[:, t] if t >= 0 else np.ones(self.hyp.size, dtype=bool)
         consistent = ~inside if kind == "defend_lost" else inside
+        out = self.parts
         for key, value in (("game_id", int(ev["game_id"][i])), ("player", p), ("seq", int(ev["seq"][i])),
                            ("turn", int(ev["turn"][i])), ("kind", KIND[kind]), ("territory", t),
                            ("src", -1 if src is None else src), ("n_owned", n_owned), ("n_attack", n_att),
@@ -127,14 +131,15 @@ def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, inc
                            ("fortify_in", fort_in), ("member_size", size), ("consistent", consistent)):
             out[key].append(value)
 
-    def candidates(p: int, i: int, chosen: int, extra: int, attack: bool) -> None:
+    def candidates(self, ev, p: int, i: int, chosen: int, extra: int, attack: bool) -> None:
         """Decision candidates: attack pairs (src, dst), or territories to reinforce with `extra` armies."""
+        owner, armies, e_src, e_dst, n = self.owner, self.armies, self.e_src, self.e_dst, self.n
         front = (owner[e_src] == p) & (owner[e_dst] != p)
         if attack:
             front &= armies[e_src] >= 2
         s_, d_ = e_src[front], e_dst[front]
         odds = _ODDS[np.minimum(armies[s_] - 1 + extra, _CAP), np.minimum(armies[d_], _CAP)]
-        bits = (hyp.membership(owner)[:, d_] * bit_values[:, None]).sum(axis=0)
+        bits = (self.hyp.membership(owner)[:, d_] * self.bit_values[:, None]).sum(axis=0)
         if attack:
             cand, is_chosen = np.arange(len(s_)), (s_ * n + d_) == chosen
         else:  # every owned territory is a candidate; interior ones score nothing
@@ -148,6 +153,7 @@ def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, inc
             return
         g, q = int(ev["game_id"][i]), int(ev["seq"][i])
         m = len(cand)
+        out = self.parts
         out["c_game_id"].extend([g] * m)
         out["c_player"].extend([p] * m)
         out["c_seq"].extend([q] * m)
@@ -156,53 +162,66 @@ def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, inc
         out["c_bits"].extend(bits.tolist())
         out["c_chosen"].extend(is_chosen.tolist())
 
-    def num(col: str, i: int) -> int:
-        v = ev[col][i]
-        return -1 if v is None or (isinstance(v, float) and np.isnan(v)) else int(v)
+    def feed(self, ev: dict[str, np.ndarray], cut: int | None = None) -> None:
+        """Process the game's events `ev` (columns, in seq order), up to index `cut` (the game-ending action)."""
+        owner, armies, n = self.owner, self.armies, self.n
+        kinds = ev["kind"]
+        cut = len(kinds) if cut is None else cut
 
-    for i in range(len(kinds)):
-        kind, p = kinds[i], int(ev["player"][i])
-        dst, src, amount = num("dst", i), num("src", i), num("armies", i)
-        if kind in ("deal", "claim"):
-            owner[dst] = p
-            armies[dst] += 1
-            version[p] += 1
-            continue
-        if i >= cut:
-            break
-        turn = int(ev["turn"][i])
-        if kind in ("place", "reinforce"):
-            if (kind == "place" and include_setup) or (kind == "reinforce" and turn >= 1):
-                observe(p, i, kind, dst, None)
-                if not eliminated[p]:
-                    candidates(p, i, dst, amount, attack=False)
-            armies[dst] += amount
-        elif kind == "trade":
-            if turn >= 1:
-                observe(p, i, "trade", dst, None)
-            if dst >= 0:
-                armies[dst] += 2
-        elif kind in ("fortify", "occupy"):
-            if kind == "fortify":
-                observe(p, i, "fortify", dst, src)
-            armies[src] -= amount
-            armies[dst] += amount
-        elif kind == "attack":
-            won = bool(ev["conquered"][i])
-            victim = int(ev["opponent"][i])
-            observe(p, i, "attack_won" if won else "attack_lost", dst, src)
-            observe(victim, i, "defend_lost" if won else "defend_won", dst, None)
-            if not eliminated[p]:
-                candidates(p, i, src * n + dst, 0, attack=True)
-            armies[src] -= num("attacker_losses", i)
-            armies[dst] -= num("defender_losses", i)
-            if won:
+        def num(col: str, i: int) -> int:
+            v = ev[col][i]
+            return -1 if v is None or (isinstance(v, float) and np.isnan(v)) else int(v)
+
+        for i in range(len(kinds)):
+            kind, p = kinds[i], int(ev["player"][i])
+            dst, src, amount = num("dst", i), num("src", i), num("armies", i)
+            if kind in ("deal", "claim"):
                 owner[dst] = p
-                version[p] += 1
-                version[victim] += 1
-        elif kind == "eliminate":
-            eliminated[int(ev["opponent"][i])] = True
-    return out
+                armies[dst] += 1
+                self.version[p] += 1
+                continue
+            if i >= cut:
+                break
+            turn = int(ev["turn"][i])
+            if kind in ("place", "reinforce"):
+                if (kind == "place" and self.include_setup) or (kind == "reinforce" and turn >= 1):
+                    self.observe(ev, p, i, kind, dst, None)
+                    if not self.eliminated[p]:
+                        self.candidates(ev, p, i, dst, amount, attack=False)
+                armies[dst] += amount
+            elif kind == "trade":
+                if turn >= 1:
+                    self.observe(ev, p, i, "trade", dst, None)
+                if dst >= 0:
+                    armies[dst] += 2
+            elif kind in ("fortify", "occupy"):
+                if kind == "fortify":
+                    self.observe(ev, p, i, "fortify", dst, src)
+                armies[src] -= amount
+                armies[dst] += amount
+            elif kind == "attack":
+                won = bool(ev["conquered"][i])
+                victim = int(ev["opponent"][i])
+                self.observe(ev, p, i, "attack_won" if won else "attack_lost", dst, src)
+                self.observe(ev, victim, i, "defend_lost" if won else "defend_won", dst, None)
+                if not self.eliminated[p]:
+                    self.candidates(ev, p, i, src * n + dst, 0, attack=True)
+                armies[src] -= num("attacker_losses", i)
+                armies[dst] -= num("defender_losses", i)
+                if won:
+                    owner[dst] = p
+                    self.version[p] += 1
+                    self.version[victim] += 1
+            elif kind == "eliminate":
+                self.eliminated[int(ev["opponent"][i])] = True
+
+
+def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, include_setup: bool = False
+                 ) -> dict[str, list]:
+    """Observations of every player of one game; `ev` holds the game's event columns ordered by seq."""
+    extractor = Extractor(n_players, hyp, include_setup)
+    extractor.feed(ev, _cutoff(list(ev["kind"])))
+    return extractor.parts
 
 
 def extract_chunk(hyp_name: str, board_name: str, n_players: int, include_setup: bool,

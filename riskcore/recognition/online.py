@@ -3,7 +3,7 @@
 The interface an agent needs (`agents.aware` takes any object with this `posteriors` method): the events an
 observer at one seat has seen, and back the posterior over the explanations of every player who has acted. The
 default, `OnlinePhatt`, is PHATT with the proportional scheme over the 12 continent-card explanations (the
-recogniser that needs no model of the players it watches).
+recogniser that needs no model of the players it watches), updated event by event rather than recomputed.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import numpy as np
 
 from riskcore.board import Board
 from riskcore.engine import EVENT_FIELDS
-from riskcore.recognition.features import EVENT_COLUMNS, extract_game, features_from_parts
+from riskcore.recognition.features import EVENT_COLUMNS, Extractor, features_from_parts
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
-from riskcore.recognition.posterior import cumulative_posterior
+from riskcore.recognition.posterior import normalise
 
 
 class LogRecogniser(Protocol):
@@ -29,21 +29,37 @@ class LogRecogniser(Protocol):
 
 
 class OnlinePhatt:
+    """PHATT posteriors that follow one game: each call processes only the events since the last one and adds their
+    log-likelihoods to each player's running sum (one instance per game, as an agent has)."""
+
     def __init__(self, weights: PhattWeights = PhattWeights("proportional", lam=0.9), hypotheses: str = "cards6"):
         self.weights, self.hypotheses_name = weights, hypotheses
+        self._extractor: Extractor | None = None
+        self._seen = 0  # log rows processed
+        self._observed = 0  # observations turned into evidence
+        self._loglik: dict[int, np.ndarray] = {}
 
     def hypotheses(self, board: Board) -> Hypotheses:
         return build_hypotheses(board, self.hypotheses_name)
 
     def posteriors(self, log: Sequence[tuple], n_players: int, board: Board) -> dict[int, np.ndarray]:
         hyp = self.hypotheses(board)
-        cols = {c: np.array([row[EVENT_FIELDS.index(c)] if c != "game_id" else 0 for row in log],
-                            dtype=object if c == "kind" else float) for c in EVENT_COLUMNS}
-        cols["conquered"] = np.array([bool(row[EVENT_FIELDS.index("conquered")]) for row in log])
-        parts = extract_game(cols, n_players, hyp)
-        if not parts["game_id"]:
-            return {}
-        f = features_from_parts(parts, hyp)
-        post = cumulative_posterior(f, phatt_loglik(f, self.weights))
-        last = f.obs.groupby("player").tail(1)
-        return {int(row.player): post[idx] for idx, row in last.iterrows()}
+        if self._extractor is None:
+            self._extractor = Extractor(n_players, hyp)
+        new = log[self._seen:]
+        self._seen = len(log)
+        if new:
+            cols = {c: np.array([row[EVENT_FIELDS.index(c)] if c != "game_id" else 0 for row in new],
+                                dtype=object if c == "kind" else float) for c in EVENT_COLUMNS}
+            cols["conquered"] = np.array([bool(row[EVENT_FIELDS.index("conquered")]) for row in new])
+            self._extractor.feed(cols)
+        parts = self._extractor.parts
+        fresh = {k: v[self._observed:] for k, v in parts.items() if k in Extractor.FIELDS}
+        self._observed = len(parts["game_id"])
+        if fresh["game_id"]:
+            f = features_from_parts(fresh, hyp)
+            ll = phatt_loglik(f, self.weights)
+            for player, row in zip(f.obs.player.to_numpy(), ll):
+                self._loglik[int(player)] = self._loglik.get(int(player), 0.0) + row
+        prior = np.log(hyp.prior)
+        return {p: normalise(prior + ll) for p, ll in sorted(self._loglik.items())}
