@@ -241,6 +241,11 @@ figure("agents-belief-weight", "The aware agent against three mission agents, by
        "dashed: an equal share.", "Line chart of the aware agent's win rate against its belief weight.")
 figure("genetic-fitness", "Genetic tuning of the minimax weights: fitness and weights per generation.",
        "Two line charts: fitness per generation, and the mean of each of the four weights.")
+reference = paths.tables_dir() / "genetic-reference.md"
+if reference.exists():
+    say("At the reference sizes (population 100, 4 generations of 10 tournaments of 10, about 4,600 games; "
+        "`make genetic`, too long for `make report`, so its table is kept from its last run):")
+    say("\n".join(reference.read_text().splitlines()[2:]))
 figure("mcrl-learning", "Monte Carlo control of dice choices: learning curve; the title gives the share of states "
        "whose learned choice is the exact optimum.", "Line chart of the attacker's return per battle over episodes.")
 say(mc)

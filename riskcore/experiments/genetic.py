@@ -56,3 +56,37 @@ def tune_and_validate(cfg: GAConfig, validation_games: int, name: str = "interac
     validation = pd.DataFrame([{**{f"tuned_w{i + 1}": w for i, w in enumerate(tuned)}, **result,
                                 "seed": cfg.seed}])
     return history.assign(seed=cfg.seed), validation
+
+
+def write_summary(sweep: str, name: str, data_dir: Path | None = None) -> Path:
+    """The tuned weights of a GA sweep, their head-to-head validation and the fitness per generation, as
+    `reports/tables/NAME.md` (for a run too long for `make report`, e.g. the reference sizes of `make genetic`)."""
+    from riskcore.db import query
+    from riskcore.experiments.bench import machine
+    from riskcore.notebook import markdown_table
+    from riskcore.storage import write_text
+
+    val = query("SELECT * FROM ga_validation WHERE sweep = ?", [sweep], data_dir)
+    hist = query("SELECT generation, count(*) AS genes, max(fitness) AS best, avg(fitness) AS mean FROM ga_history "
+                 "WHERE sweep = ? AND fitness IS NOT NULL GROUP BY generation ORDER BY generation", [sweep], data_dir)
+    seconds = query("SELECT seconds FROM sweep_points WHERE sweep = ?", [sweep], data_dir).seconds
+    if val.empty:
+        raise ValueError(f"sweep {sweep!r} has no validation: run it first")
+    v = val.iloc[0]
+    decided = int(v.games - v.draws)
+    cols = [c for c in val.columns if c.startswith("tuned_w")] + ["games", "wins", "draws", "win_rate", "ci_low",
+                                                                   "ci_high"]
+    text = (f"# Genetic tuning, sweep `{sweep}`\n\nTuned weights against equal weights over {int(v.games)} games: "
+            f"{int(v.wins)} wins, {int(v.draws)} draws ({v.wins / decided:.1%} of the decided games). The sweep took "
+            f"{seconds.sum() / 60:.1f} min on: " + ", ".join(f"{k} {x}" for k, x in machine().items())
+            + ".\n\n" + markdown_table(val[cols]) + "\n\nFitness (wins / games) per generation:\n\n"
+            + markdown_table(hist) + "\n")
+    path = paths.tables_dir() / f"{name}.md"
+    write_text(path, text)
+    return path
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(write_summary(sys.argv[1], sys.argv[2]))
