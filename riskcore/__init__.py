@@ -3,6 +3,6 @@
 `ENGINE_VERSION` is bumped whenever a rule change alters traces; every trace row records it.
 """
 
-ENGINE_VERSION = "0.2.0"
+ENGINE_VERSION = "0.3.0"
 
 __all__ = ["ENGINE_VERSION"]

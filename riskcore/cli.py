@@ -85,6 +85,16 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--print", dest="show_events", action="store_true", help="print the game's events")
     _data_dir(r)
 
+    im = add("import", help="import games another program recorded as a run (replayed and checked by the engine)")
+    im.add_argument("format", choices=["domination"], help="the recording program: Domination's command logs")
+    im.add_argument("logs", nargs="+", type=Path, metavar="LOG", help=".log or .log.gz files (one or more games each)")
+    im.add_argument("--run", required=True, help="run name (replaces an existing run of that name)")
+    im.add_argument("--missions", type=int, choices=[6, 14], default=6,
+                    help="the recording program's mission list: the 6 continent missions or all 14")
+    im.add_argument("--drop-empty-battles", action="store_true",
+                    help="drop battles retreated before any roll (kept by default as failed attacks)")
+    _data_dir(im)
+
     d = add("db", help="database schema and row counts; --rebuild re-derives it from the Parquet traces")
     d.add_argument("--rebuild", action="store_true", help="drop every table and register every Parquet tree again")
     d.add_argument("--register", metavar="RUN", default=None,
@@ -218,6 +228,16 @@ def cmd_replay(a) -> None:
     total = sum(verify_game(traces, int(g)) for g in games)
     print(f"replayed {len(games)} game(s) of run {a.run!r} from its Parquet traces: {total} events, every turn "
           "snapshot and every games and players row match")
+
+
+def cmd_import(a) -> None:
+    from riskcore.domination import import_logs
+
+    counts, summary = import_logs(a.logs, a.run, a.data_dir, a.missions, a.drop_empty_battles)
+    ignored = ", ".join(f"{k}: {v}" for k, v in sorted(summary.ignored.items())) or "none"
+    print(f"run {a.run!r}: {summary.games} game(s) from {len(a.logs)} log(s); battles retreated before any roll: "
+          f"{summary.empty_battles} ({'dropped' if a.drop_empty_battles else 'kept'}); ignored commands: {ignored}; "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
 def cmd_db(a) -> None:
@@ -378,7 +398,7 @@ def cmd_train_scorer(a) -> None:
     print(out)
 
 
-COMMANDS = {"simulate": cmd_simulate, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
+COMMANDS = {"simulate": cmd_simulate, "import": cmd_import, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "sweep": cmd_sweep, "report": cmd_report,
             "tournament": cmd_tournament,

@@ -30,6 +30,12 @@ class GameConfig:
     forced_trade_at: int = 5  # must trade at the start of a turn holding this many cards
     elimination_trade_at: int = 6  # after taking an eliminated player's cards, trade down below 5
     starting_armies: int | None = None  # None: classic table by player count
+    trade_bonus: str = "once_a_turn"  # the +2 of a traded card you own: "once_a_turn" (on the first owned card by
+    # card id) or "every_trade" (on the first owned card in the order traded, as the program Domination does)
+    setup_start: str = "seat0"  # who places the first initial army: "seat0", or "after_deal" (the seat after the
+    # last one dealt a territory, continuing the deal's rotation, as the program Domination does)
+    card_recycle: str = "when_empty"  # traded cards go back to the deck "when_empty" (shuffled in once it runs out)
+    # or "at_once" (straight back, as the program Domination's `recycle` setting does)
 
     def __post_init__(self) -> None:
         checks = {
@@ -44,6 +50,9 @@ class GameConfig:
             "forced_trade_at": self.forced_trade_at >= 3,
             "elimination_trade_at": self.elimination_trade_at >= 3,
             "starting_armies": self.starting_armies is None or self.starting_armies >= 1,
+            "trade_bonus": self.trade_bonus in ("once_a_turn", "every_trade"),
+            "setup_start": self.setup_start in ("seat0", "after_deal"),
+            "card_recycle": self.card_recycle in ("when_empty", "at_once"),
         }
         for name, ok in checks.items():
             if not ok:

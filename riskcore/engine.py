@@ -200,8 +200,10 @@ def check_action(state: GameState, action: Action) -> None:
             _fail("attacking territory needs at least 2 armies", action, state)
         if action.dice is not None and not 1 <= action.dice <= min(3, armies[src] - 1):
             _fail(f"attacker may roll 1..{min(3, armies[src] - 1)} dice", action, state)
-        if action.stop_at is not None and not 0 <= action.stop_at < armies[src] - 1:
-            _fail(f"stop_at must be in 0..{armies[src] - 2}", action, state)
+        # stop_at = the rolling armies (armies - 1): a battle called off before its first roll (a recorded
+        # program's players may declare an attack and withdraw)
+        if action.stop_at is not None and not 0 <= action.stop_at <= armies[src] - 1:
+            _fail(f"stop_at must be in 0..{armies[src] - 1}", action, state)
     elif isinstance(action, Occupy):
         if phase != OCCUPY:
             _fail("occupying follows a conquest", action, state)
@@ -304,7 +306,7 @@ def step(state: GameState, action: Action, defender_dice: int | None = None) -> 
         if state.reserve == 0 and len(state.hands[me]) < state.config.forced_trade_at:
             state.phase = ATTACK
     elif isinstance(action, Trade):
-        _trade(state, tuple(sorted(action.cards)))
+        _trade(state, tuple(action.cards) if state.config.trade_bonus == "every_trade" else tuple(sorted(action.cards)))
     elif isinstance(action, Attack):
         _attack(state, action, defender_dice)
     elif isinstance(action, Occupy):
@@ -340,14 +342,15 @@ def _trade(state: GameState, cards: tuple[int, int, int]) -> None:
     me = state.current
     value = state.trade_value(cards)
     bonus_at = None
-    if not state.trade_bonus_used:  # classic: at most 2 bonus armies a turn, on the first owned card's territory
+    if not state.trade_bonus_used or state.config.trade_bonus == "every_trade":
+        # classic: at most 2 bonus armies a turn, on the first owned card's territory
         for c in cards:
             if c < state.board.n_territories and state.owner[c] == me:
                 bonus_at = c
                 break
     for c in cards:
         state.hands[me].remove(c)
-        state.discard.append(c)
+        (state.deck if state.config.card_recycle == "at_once" else state.discard).append(c)
     state.trades += 1
     state.reserve += value
     if bonus_at is not None:
@@ -373,7 +376,8 @@ def _attack(state: GameState, action: Attack, defender_dice: int | None) -> None
         a_loss, d_loss, last_dice = state.chance.battle(rolling, defending, action.stop_at)
         left = rolling - a_loss  # a last roll may lose two, so the attacker can end one below stop_at
         possible = (max(0, action.stop_at - 1) <= left <= rolling and 0 <= d_loss <= defending
-                    and (d_loss == defending or left <= action.stop_at))
+                    and (d_loss == defending or left <= action.stop_at)
+                    and (action.stop_at < rolling or a_loss == d_loss == 0))
     if not possible:  # guards replays of corrupt traces
         raise IllegalAction(f"outcome ({a_loss}, {d_loss}) is impossible for {action} "
                             f"with {rolling + 1} vs {defending} armies")
@@ -431,7 +435,10 @@ def _finish(state: GameState, winner: int, reason: str) -> None:
 def _next_setup_player(state: GameState, first: bool = False) -> None:
     """Pass initial placement to the next player with armies left; start the first turn when none remain."""
     p = state.n_players
-    start = 0 if first else (state.current + 1) % p
+    if first:
+        start = 0 if state.config.setup_start == "seat0" else state.board.n_territories % p
+    else:
+        start = (state.current + 1) % p
     for k in range(p):
         cand = (start + k) % p
         if state.setup_left[cand] > 0:

@@ -37,6 +37,11 @@ def models_dir() -> Path:
     return Path(os.environ.get("RISKCORE_MODELS", project_root() / "models")).resolve()
 
 
+def datasets_dir() -> Path:
+    """Committed input data recorded elsewhere (e.g. Domination's game logs): `<root>/datasets`."""
+    return project_root() / "datasets"
+
+
 def notebooks_dir() -> Path:
     return project_root() / "notebooks"
 

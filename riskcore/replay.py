@@ -8,6 +8,7 @@ a corrupt or tampered trace fails with the game and event named.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -115,11 +116,14 @@ def replay(events: pd.DataFrame, missions: list[int], config: GameConfig, until_
 
 def load_game(run: str, game_id: int, data_dir: Path | None = None
               ) -> tuple[pd.DataFrame, list[int], GameConfig, pd.DataFrame]:
-    """(events, missions, config, snapshots) of one recorded game from DuckDB."""
+    """(events, missions, config, snapshots) of one recorded game from DuckDB (the config with the game's own
+    player count: an imported run may mix them)."""
     config = run_config(run, data_dir)
     events = query("SELECT * FROM events WHERE run = ? AND game_id = ? ORDER BY seq", [run, game_id], data_dir)
     if events.empty:
         raise DataError(f"run {run!r} has no events for game {game_id}")
+    seats = query("SELECT n_players FROM games WHERE run = ? AND game_id = ?", [run, game_id], data_dir).n_players
+    config = replace(config, n_players=int(seats.iloc[0])) if len(seats) else config
     players = query("SELECT player, mission_index FROM players WHERE run = ? AND game_id = ? ORDER BY player",
                     [run, game_id], data_dir)
     missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
@@ -177,8 +181,10 @@ def verify_game(traces: RunTraces, game_id: int) -> int:
     (winner, end reason, turns, actions, players) and its `players` rows (mission, won); return the events
     checked."""
     events, players, games, snaps = traces.game(game_id)
-    config = traces.config
     label = f"run {traces.run!r} game {game_id}"
+    if len(games) != 1:
+        raise TraceError(f"{label}: {len(games)} rows in the games table")
+    config = replace(traces.config, n_players=int(games.n_players.iloc[0]))  # a run may mix player counts
     missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
     state = replay(events, missions, config, label=label)
     n = state.board.n_territories
@@ -191,8 +197,6 @@ def verify_game(traces: RunTraces, game_id: int) -> int:
             raise TraceError(f"{label}: snapshot of turn {turn} differs from the replayed state")
     if len(replayed) != snaps.turn.nunique():
         raise TraceError(f"{label}: {len(replayed)} turns replayed, {snaps.turn.nunique()} snapshots recorded")
-    if len(games) != 1:
-        raise TraceError(f"{label}: {len(games)} rows in the games table")
     row = games.iloc[0]
     actions = int((~events.kind.isin(list(AUTOMATIC))).sum())
     want = {"winner": state.winner, "end_reason": state.end_reason, "turns": state.turn, "actions": actions,

@@ -2,8 +2,10 @@
 stages read.
 
 Tables (every row carries `run` and `engine_version`):
-- `games(game_id, seed, n_players, winner, end_reason, turns, actions)`
-- `players(game_id, player, agent, mission, mission_index, won)`: the ground truth, apart from the events
+- `games(game_id, seed, n_players, first_seat, winner, end_reason, turns, actions)`: `first_seat` is the seat that
+  began the deal in the game's own numbering (0 for games played here; an imported game's seats are renumbered so
+  that the first dealt-to seat is seat 0)
+- `players(game_id, player, agent, name, mission, mission_index, won)`: the ground truth, apart from the events
 - `events(game_id, seq, turn, player, phase, kind, src, dst, armies, attacker_dice, defender_dice,
   attacker_losses, defender_losses, conquered, opponent, cards, stop_at)`: one row per action or automatic
   event (`stop_at` is null for a single roll, else the whole battle's stopping point)
@@ -30,6 +32,8 @@ class GameRecord:
     state: GameState
     actions: int = 0
     missions: list[int] = field(default_factory=list)
+    names: list[str] | None = None  # seat names (imported games); None: the seat number
+    first_seat: int = 0
 
     @property
     def winner(self) -> int:
@@ -39,10 +43,11 @@ class GameRecord:
 I8, I16, I32, I64, STR, BOOL = pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.string(), pa.bool_()
 
 SCHEMAS: dict[str, pa.Schema] = {
-    "games": pa.schema([("run", STR), ("game_id", I32), ("seed", I64), ("n_players", I8), ("winner", I8),
-                        ("end_reason", STR), ("turns", I32), ("actions", I32), ("engine_version", STR)]),
-    "players": pa.schema([("run", STR), ("game_id", I32), ("player", I8), ("agent", STR), ("mission", STR),
-                          ("mission_index", I8), ("won", BOOL), ("engine_version", STR)]),
+    "games": pa.schema([("run", STR), ("game_id", I32), ("seed", I64), ("n_players", I8), ("first_seat", I8),
+                        ("winner", I8), ("end_reason", STR), ("turns", I32), ("actions", I32),
+                        ("engine_version", STR)]),
+    "players": pa.schema([("run", STR), ("game_id", I32), ("player", I8), ("agent", STR), ("name", STR),
+                          ("mission", STR), ("mission_index", I8), ("won", BOOL), ("engine_version", STR)]),
     "events": pa.schema([("run", STR), ("game_id", I32), ("seq", I32), ("turn", I32), ("player", I8),
                          ("phase", STR), ("kind", STR), ("src", I16), ("dst", I16), ("armies", I32),
                          ("attacker_dice", I8), ("defender_dice", I8), ("attacker_losses", I16),
@@ -60,18 +65,20 @@ def _const(schema: pa.Schema, n: int, run: str) -> dict[str, pa.Array]:
 
 def records_to_tables(run: str, game_ids: list[int], records: list[GameRecord]) -> dict[str, pa.Table]:
     """Column-wise Arrow tables for a chunk of games (ordered by game id, so output bytes are deterministic)."""
-    games = {k: [] for k in ("game_id", "seed", "n_players", "winner", "end_reason", "turns", "actions")}
-    players = {k: [] for k in ("game_id", "player", "agent", "mission", "mission_index", "won")}
+    games = {k: [] for k in ("game_id", "seed", "n_players", "first_seat", "winner", "end_reason", "turns", "actions")}
+    players = {k: [] for k in ("game_id", "player", "agent", "name", "mission", "mission_index", "won")}
     events = {k: [] for k in ("game_id",) + EVENT_FIELDS}
     snaps = {k: [] for k in ("game_id", "turn", "player", "territory", "owner", "armies")}
     for gid, rec in zip(game_ids, records):
         st = rec.state
-        for k, v in (("game_id", gid), ("seed", rec.seed), ("n_players", st.n_players), ("winner", st.winner),
-                     ("end_reason", st.end_reason), ("turns", st.turn), ("actions", rec.actions)):
+        for k, v in (("game_id", gid), ("seed", rec.seed), ("n_players", st.n_players),
+                     ("first_seat", rec.first_seat), ("winner", st.winner), ("end_reason", st.end_reason),
+                     ("turns", st.turn), ("actions", rec.actions)):
             games[k].append(v)
         for p in range(st.n_players):
             m = st.missions[p]
             for k, v in (("game_id", gid), ("player", p), ("agent", rec.agents[p]),
+                         ("name", rec.names[p] if rec.names else f"player {p}"),
                          ("mission", m.name if m else None), ("mission_index", m.index if m else None),
                          ("won", st.winner == p)):
                 players[k].append(v)

@@ -40,7 +40,7 @@ PENDING_KINDS = KINDS[:6]  # the kinds in PHATT's pending set
 KIND = {k: i for i, k in enumerate(KINDS)}
 
 EVENT_COLUMNS = ("game_id", "seq", "turn", "player", "kind", "src", "dst", "armies", "attacker_losses",
-                 "defender_losses", "conquered", "opponent")
+                 "defender_losses", "conquered", "opponent", "stop_at")
 _ODDS = win_probability_table(64)
 _CAP = _ODDS.shape[0] - 1
 CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_chosen")
@@ -101,6 +101,7 @@ class Extractor:
         self.eliminated = [False] * n_players
         self.cache: dict[tuple, tuple] = {}
         self.version = [0] * n_players  # bumps when a player's territories change
+        self._carry: dict[str, np.ndarray] | None = None  # the events of a battle still open at the last feed
 
     def pending(self, p: int):
         key = (p, self.version[p])
@@ -162,16 +163,31 @@ class Extractor:
         out["c_bits"].extend(bits.tolist())
         out["c_chosen"].extend(is_chosen.tolist())
 
-    def feed(self, ev: dict[str, np.ndarray], cut: int | None = None) -> None:
-        """Process the game's events `ev` (columns, in seq order), up to index `cut` (the game-ending action)."""
+    def feed(self, ev: dict[str, np.ndarray], cut: int | None = None, final: bool = True) -> None:
+        """Process the game's events `ev` (columns, in seq order), up to index `cut` (the game-ending action).
+        `final=False` when more events of the game will follow (a battle still open at the end waits for them)."""
+        if self._carry is not None:
+            ev = {k: np.concatenate([self._carry[k], ev[k]]) for k in ev}
+            cut = None if cut is None else cut + len(self._carry["kind"])
+            self._carry = None
         owner, armies, n = self.owner, self.armies, self.n
         kinds = ev["kind"]
         cut = len(kinds) if cut is None else cut
 
         def num(col: str, i: int) -> int:
+            if col not in ev:  # e.g. hand-made events without `stop_at`
+                return -1
             v = ev[col][i]
             return -1 if v is None or (isinstance(v, float) and np.isnan(v)) else int(v)
 
+        def continues(i: int) -> bool:
+            """Event i + 1 is another roll of the battle that event i (a single roll) began or went on with."""
+            j = i + 1
+            return (j < len(kinds) and kinds[j] == "attack" and num("stop_at", i) < 0 and num("stop_at", j) < 0
+                    and not ev["conquered"][i] and int(ev["player"][j]) == int(ev["player"][i])
+                    and num("src", j) == num("src", i) and num("dst", j) == num("dst", i))
+
+        battle_end = -1  # index of the last roll of the battle being read
         for i in range(len(kinds)):
             kind, p = kinds[i], int(ev["player"][i])
             dst, src, amount = num("dst", i), num("src", i), num("armies", i)
@@ -200,18 +216,26 @@ class Extractor:
                 armies[src] -= amount
                 armies[dst] += amount
             elif kind == "attack":
-                won = bool(ev["conquered"][i])
-                victim = int(ev["opponent"][i])
-                self.observe(ev, p, i, "attack_won" if won else "attack_lost", dst, src)
-                self.observe(ev, victim, i, "defend_lost" if won else "defend_won", dst, None)
-                if not self.eliminated[p]:
-                    self.candidates(ev, p, i, src * n + dst, 0, attack=True)
+                if i > battle_end:  # a battle's first roll: observed once, with the outcome of its last roll
+                    battle_end = i
+                    while battle_end + 1 < cut and continues(battle_end):
+                        battle_end += 1
+                    if not final and battle_end == len(kinds) - 1 and num("stop_at", i) < 0 \
+                            and not ev["conquered"][battle_end]:
+                        self._carry = {k: v[i:] for k, v in ev.items()}
+                        return
+                    won = bool(ev["conquered"][battle_end])
+                    victim = int(ev["opponent"][i])
+                    self.observe(ev, p, i, "attack_won" if won else "attack_lost", dst, src)
+                    self.observe(ev, victim, i, "defend_lost" if won else "defend_won", dst, None)
+                    if not self.eliminated[p]:
+                        self.candidates(ev, p, i, src * n + dst, 0, attack=True)
                 armies[src] -= num("attacker_losses", i)
                 armies[dst] -= num("defender_losses", i)
-                if won:
+                if ev["conquered"][i]:
                     owner[dst] = p
                     self.version[p] += 1
-                    self.version[victim] += 1
+                    self.version[int(ev["opponent"][i])] += 1
             elif kind == "eliminate":
                 self.eliminated[int(ev["opponent"][i])] = True
 
@@ -298,7 +322,7 @@ def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = Fal
         raise DataError(f"run {run!r} has no events")
     arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
     arrays["kind"] = events["kind"].to_numpy(dtype=object)
-    for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses"):
+    for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses", "stop_at"):
         arrays[c] = events[c].astype("float64").to_numpy()
     arrays["conquered"] = events["conquered"].fillna(False).astype(bool).to_numpy()
     game_ids = np.unique(arrays["game_id"])

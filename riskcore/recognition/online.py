@@ -52,7 +52,7 @@ class OnlinePhatt:
             cols = {c: np.array([row[EVENT_FIELDS.index(c)] if c != "game_id" else 0 for row in new],
                                 dtype=object if c == "kind" else float) for c in EVENT_COLUMNS}
             cols["conquered"] = np.array([bool(row[EVENT_FIELDS.index("conquered")]) for row in new])
-            self._extractor.feed(cols)
+            self._extractor.feed(cols, final=False)
         parts = self._extractor.parts
         fresh = {k: v[self._observed:] for k, v in parts.items() if k in Extractor.FIELDS}
         self._observed = len(parts["game_id"])

@@ -1,0 +1,515 @@
+"""Import the command logs of the Java RISK program Domination as riskcore runs:
+`riskcore import domination LOG... --run NAME`.
+
+A log is one command a line: the commands of the seats (`newplayer`, `placearmies`, `attack`, `roll`, `move`,
+`trade`, `movearmies`, ...) and the lines the hosting program writes to resolve chance (`PLAYER`, `MISSION`,
+`PLACEALL`, `DICE`, `CARD`). One log may hold several games; a game ends at its first win, and what follows it
+until the next game (`continue`, ...) is ignored. `.log` and `.log.gz` files are read.
+
+Every game is replayed through riskcore's own engine, the log's chance outcomes standing in for chance, so an action
+the rules forbid is an error naming the file and line, and the events the engine writes are riskcore's schema:
+`riskcore replay` rebuilds and checks every imported game. Seats are renumbered so that the seat that began the
+deal is seat 0 (riskcore deals and places in seat order from seat 0; the first real turn then falls to it, as in
+the program); `games.first_seat` keeps the program's number of that seat and `players.name` the seat names.
+
+Battles: a Domination battle is a sequence of rolls in which both sides choose their dice every roll (the
+defender too). riskcore's whole battle lets both sides always roll the most dice, which cannot express that, so
+every roll is one single-roll `attack` event with its own dice and losses (replayed exactly: dice limits, losses,
+and the armies to move in after the last roll are all checked). A battle retreated before any roll has no roll to
+record; it is kept as a whole-battle event with no losses (`stop_at` = the attacker's rolling armies), the failed
+attack the reference's recogniser counted, unless `drop_empty_battles`.
+
+The rules the replay needs and riskcore takes as options: fixed or increasing card values, the program's card
+symbols (board `classic-domination`: the classic map with the program's deck), and the +2 of a traded card on the
+first owned card of every trade (`trade_bonus="every_trade"`). Commands the recording program ignored, a placement
+after the reserve is spent, are skipped and counted in the summary.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pyarrow as pa
+
+from riskcore import ENGINE_VERSION, paths
+from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Trade
+from riskcore.board import load_board
+from riskcore.chance import TraceError
+from riskcore.config import GameConfig
+from riskcore.db import register_run
+from riskcore.engine import OCCUPY, REINFORCE, SETUP, new_game, step
+from riskcore.storage import check_name, remove_leftovers, replace_dir, staging_dir, write_parquet
+from riskcore.trace import GameRecord, records_to_tables
+
+BOARD = "classic-domination"
+# the program's territory ids 1..42, by riskcore name
+DOMINATION_IDS = (
+    "Alaska", "Northwest Territory", "Alberta", "Western United States", "Central America", "Greenland", "Ontario",
+    "Quebec", "Eastern United States", "Venezuela", "Peru", "Brazil", "Argentina", "Iceland", "Scandinavia",
+    "Ukraine", "Great Britain", "Northern Europe", "Western Europe", "Southern Europe", "North Africa", "Egypt",
+    "Congo", "East Africa", "South Africa", "Madagascar", "Siberia", "Ural", "China", "Afghanistan", "Middle East",
+    "India", "Siam", "Yakutsk", "Irkutsk", "Mongolia", "Japan", "Kamchatka", "Indonesia", "New Guinea",
+    "Western Australia", "Eastern Australia")
+# the program's mission lists: the 6 continent missions (the reference study's recordings), or all 14
+MISSIONS_6 = ("Asia+South America", "Europe+Australia+1", "Asia+Africa", "Europe+South America+1",
+              "North America+Australia", "North America+Africa")
+MISSIONS_14 = MISSIONS_6 + ("18 territories x2", "24 territories") + tuple(f"destroy seat {k}" for k in range(1, 7))
+
+
+class LogError(ValueError):
+    """A log cannot be imported; the message names the file and line."""
+
+
+@dataclass
+class Line:
+    number: int
+    words: list[str]
+    server: bool  # a line the hosting program wrote (PLAYER, MISSION, PLACEALL, CARD, DICE)
+
+    @property
+    def command(self) -> str:
+        return self.words[0] if self.server else self.words[1]
+
+    @property
+    def args(self) -> list[str]:
+        return self.words[1:] if self.server else self.words[2:]
+
+
+@dataclass
+class ImportSummary:
+    games: int = 0
+    ignored: dict[str, int] = field(default_factory=dict)  # commands the recording program ignored, by kind
+    empty_battles: int = 0  # battles retreated before any roll (kept or dropped)
+
+    def count(self, kind: str) -> None:
+        self.ignored[kind] = self.ignored.get(kind, 0) + 1
+
+
+def read_lines(path: Path) -> list[Line]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise LogError(f"{path}: cannot read: {exc}") from None
+    out = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        words = raw.split()
+        if not words:
+            continue
+        server = words[0] in ("PLAYER", "MISSION", "PLACEALL", "CARD", "DICE")
+        if not server and len(words) < 2:
+            raise LogError(f"{path}:{number}: a command needs a sender and a name: {raw!r}")
+        out.append(Line(number, words, server))
+    return out
+
+
+def split_games(lines: list[Line]) -> list[list[Line]]:
+    """The games of a log: each begins at its first `newplayer` (after `newgame`/`closegame`, or after a game
+    whose `startgame` was seen)."""
+    games: list[list[Line]] = []
+    current: list[Line] = []
+    started = False
+    for line in lines:
+        cmd = line.command
+        if cmd in ("newgame", "closegame"):
+            if current:
+                games.append(current)
+            current, started = [], False
+            continue
+        if cmd == "newplayer" and started:
+            games.append(current)
+            current, started = [], False
+        if cmd == "startgame":
+            started = True
+        current.append(line)
+    if current:
+        games.append(current)
+    return [g for g in games if any(line.command == "newplayer" for line in g)]
+
+
+class LogChance:
+    """Chance read from a log: the deal, the missions, the next roll's losses, the next card drawn."""
+
+    def __init__(self, deal: list[int], missions: list[int]):
+        self._deal, self._missions = deal, missions
+        self.roll_losses: tuple[int, int] | None = None
+        self.card: str | None = None  # the next draw: a territory id, "wildcard", or None when the log draws none
+        self.drew = False
+
+    def deal(self, n_territories: int, n_players: int) -> list[int]:
+        return self._deal
+
+    def missions(self, n_missions: int, n_players: int) -> list[int]:
+        return self._missions
+
+    def roll(self, attacker_dice: int, defender_dice: int) -> tuple[int, int]:
+        out, self.roll_losses = self.roll_losses, None
+        return out
+
+    def battle(self, attackers: int, defenders: int, stop_at: int) -> tuple[int, int, int]:
+        return 0, 0, 0  # only a battle retreated before any roll is a whole battle here
+
+    def draw(self, pool: Sequence[int]) -> int:
+        if self.card is None:
+            raise TraceError("the player conquered this turn but the log draws no card")
+        card = 42 if self.card == "wildcard" else territory(self.card)
+        if self.card == "wildcard":
+            wild = [c for c in pool if c >= 42]
+            if not wild:
+                raise TraceError("the log draws a wild card that is not in the deck")
+            card = wild[0]
+        if card not in pool:
+            raise TraceError(f"the log draws card {self.card}, which is not in the deck")
+        self.drew, self.card = True, None
+        return card
+
+
+def program_rules(n_players: int, mode: str, card_values: str) -> GameConfig:
+    """riskcore's rule options that match the program's: +2 on every trade, cards straight back into the deck,
+    setup placement continuing the deal's rotation; no turn cap (a recorded game ends when it ended)."""
+    return GameConfig(board=BOARD, n_players=n_players, mode=mode, card_values=card_values,
+                      trade_bonus="every_trade", card_recycle="at_once", setup_start="after_deal", turn_cap=100_000)
+
+
+def territory(token: str) -> int:
+    """riskcore's index of the program's territory id."""
+    try:
+        tid = int(token)
+    except ValueError:
+        raise ValueError(f"territory id {token!r} is not a number") from None
+    if not 1 <= tid <= 42:
+        raise ValueError(f"territory id {tid} is out of range 1..42")
+    return load_board(BOARD).index(DOMINATION_IDS[tid - 1])
+
+
+@dataclass
+class GameImport:
+    """One game of a log, replayed: its record and what it says about the seats."""
+
+    record: GameRecord
+    card_values: str
+
+
+class Replayer:
+    """Drives riskcore's engine with one game's commands."""
+
+    def __init__(self, path: Path, lines: list[Line], summary: ImportSummary, mission_list: tuple[str, ...],
+                 drop_empty_battles: bool):
+        self.path, self.lines, self.summary = path, lines, summary
+        self.mission_list, self.drop_empty = mission_list, drop_empty_battles
+        self.i = 0
+        self._chosen: list[int] = []  # the wild cards of the trade being read
+        self._after_setup = False  # the last command was a setup placement (the program ends that turn by a CARD)
+
+    def fail(self, line: Line | None, message: str) -> LogError:
+        where = f"{self.path}:{line.number}" if line else f"{self.path}"
+        return LogError(f"{where}: {message}")
+
+    def peek(self) -> Line | None:
+        return self.lines[self.i] if self.i < len(self.lines) else None
+
+    def take(self) -> Line:
+        line = self.lines[self.i]
+        self.i += 1
+        return line
+
+    # ---- the game's head: seats, settings, first seat, missions, deal ------------------------------------------------
+    def head(self) -> tuple[list[tuple[str, str, str]], str, int, list[int], list[int]]:
+        seats, settings, first, missions, deal = [], None, None, None, None
+        while self.peek() is not None and deal is None:
+            line = self.take()
+            cmd, args = line.command, line.args
+            if cmd == "newplayer":
+                if len(args) < 3 or args[0] not in ("human", "ai") or (args[0] == "ai" and len(args) < 4):
+                    raise self.fail(line, "newplayer needs human COLOUR NAME or ai LEVEL COLOUR NAME")
+                level = args[1] if args[0] == "ai" else ""
+                name = " ".join(args[3:] if args[0] == "ai" else args[2:])
+                seats.append(("human" if args[0] == "human" else f"domination:{level}", name, line.number))
+            elif cmd == "startgame":
+                if len(args) < 2 or args[0] not in ("mission", "domination") or args[1] not in ("fixed", "increasing"):
+                    raise self.fail(line, f"unsupported game settings {' '.join(args)!r}: mission or domination "
+                                          "mode, fixed or increasing cards")
+                if "autoplaceall" not in args:
+                    raise self.fail(line, "only games with the automatic deal (autoplaceall) can be imported")
+                settings = (args[0], "fixed" if args[1] == "fixed" else "escalating")
+            elif cmd == "PLAYER":
+                names = [s[1] for s in seats]
+                token = " ".join(args)
+                first = int(token) if token.isdigit() and int(token) < len(seats) else \
+                    names.index(token) if token in names else None
+                if first is None:
+                    raise self.fail(line, f"PLAYER {token!r} names no seat ({names})")
+            elif cmd == "MISSION":
+                missions = self.missions(line, len(seats))
+            elif cmd == "PLACEALL":
+                deal = self.deal(line)
+            elif cmd in ("continue", "undo"):
+                self.summary.count(cmd)
+            else:
+                raise self.fail(line, f"unexpected {cmd!r} before the deal")
+        if deal is None or settings is None or first is None or not 2 <= len(seats) <= 6:
+            raise self.fail(self.peek(), "truncated game: no complete head (seats, startgame, PLAYER, PLACEALL)")
+        if settings[0] == "mission" and missions is None:
+            raise self.fail(self.peek(), "a mission game without a MISSION line")
+        return seats, settings, first, missions or [], deal
+
+    def missions(self, line: Line, n: int) -> list[int]:
+        """The program draws without replacement: each number indexes the missions still unassigned."""
+        if len(line.args) != n:
+            raise self.fail(line, f"MISSION gives {len(line.args)} numbers for {n} seats")
+        left, names = list(self.mission_list), []
+        for token in line.args:
+            if not token.isdigit() or int(token) >= len(left):
+                raise self.fail(line, f"mission number {token} is out of range 0..{len(left) - 1}")
+            names.append(left.pop(int(token)))
+        return names
+
+    def deal(self, line: Line) -> list[int]:
+        if len(line.args) != 42:
+            raise self.fail(line, f"PLACEALL lists {len(line.args)} territories, not 42")
+        try:
+            order = [territory(t) for t in line.args]
+        except ValueError as exc:
+            raise self.fail(line, str(exc)) from None
+        if len(set(order)) != 42:
+            raise self.fail(line, "PLACEALL lists a territory twice")
+        return order
+
+    # ---- the game ---------------------------------------------------------------------------------------------------
+    def play(self) -> GameImport:
+        seats, (mode, card_values), first, mission_names, deal = self.head()
+        n = len(seats)
+        order = [(first + s) % n for s in range(n)]  # riskcore seat s is the program's seat order[s]
+        board = load_board(BOARD)
+        catalog = [m["name"] for m in board.missions]
+
+        def mission_index(name: str) -> int:
+            if name.startswith("destroy seat "):  # the program's seat k (from 1): riskcore's colour of that seat
+                seat = int(name.removeprefix("destroy seat ")) - 1
+                return catalog.index(f"destroy {board.colours[order.index(seat) if seat < n else seat]}")
+            return catalog.index(name)
+
+        missions = [mission_index(mission_names[d]) for d in order] if mode == "mission" else []
+        config = program_rules(n, mode, card_values)
+        self.chance = LogChance(deal, missions)
+        state = new_game(board, config, self.chance)
+        self.state, self.config = state, config
+        actions = 0
+        while not state.is_terminal:
+            line = self.peek()
+            if line is None:
+                raise self.fail(self.lines[-1] if self.lines else None,
+                                f"truncated game: the log ends in turn {state.turn} before anyone has won")
+            actions += self.command(self.take())
+        rest = self.peek()
+        if rest is not None and rest.command not in ("continue", "closegame", "newgame"):
+            raise self.fail(rest, f"the game was won at line {self.lines[self.i - 1].number} but the log plays on "
+                                  f"with {rest.command!r}: the log and the rules disagree")
+        for line in self.lines[self.i:]:  # play after `continue` is not part of the game
+            self.summary.count("continue" if line.command == "continue" else "commands after the win")
+        agents = [seats[d][0] for d in order]
+        names = [seats[d][1] for d in order]
+        record = GameRecord(seed=0, agents=agents, state=state, actions=actions, missions=missions, names=names,
+                            first_seat=first)
+        return GameImport(record, card_values)
+
+    def act(self, line: Line, action, defender_dice: int | None = None) -> int:
+        try:
+            step(self.state, action, defender_dice)
+        except (IllegalAction, TraceError) as exc:
+            raise self.fail(line, f"{line.command} {' '.join(line.args)}: {exc}") from None
+        return 1
+
+    def command(self, line: Line) -> int:
+        """Apply one command (and the lines that complete it); returns the riskcore actions taken."""
+        s, cmd, args = self.state, line.command, line.args
+        try:
+            if cmd == "placearmies":
+                t, k = territory(args[0]), int(args[1])
+                if s.reserve == 0 or s.phase not in (SETUP, REINFORCE):
+                    self.summary.count("placearmies after the reserve was spent")
+                    return 0
+                setup = s.phase == SETUP
+                taken = self.act(line, Place(t, k))
+                self._after_setup = setup
+                return taken
+            if cmd == "trade":
+                self._chosen = []
+                return self.act(line, Trade(tuple(self.card_id(a) for a in args)))
+            if cmd == "endtrade":
+                if len(s.hands[s.current]) >= self.config.forced_trade_at:
+                    raise self.fail(line, f"endtrade while holding {len(s.hands[s.current])} cards")
+                return 0
+            if cmd == "attack":
+                return self.battle(line, territory(args[0]), territory(args[1]))
+            if cmd == "endattack":
+                return self.act(line, EndAttack())
+            if cmd in ("movearmies", "nomove"):
+                self.expect_card(line)
+                action = EndTurn() if cmd == "nomove" else Fortify(territory(args[0]), territory(args[1]),
+                                                                    int(args[2]))
+                taken = self.act(line, action)
+                self.check_card(line)
+                return taken
+            if cmd == "CARD":  # after a setup placement; the turn's own CARD is read with its fortify
+                if self._after_setup:
+                    self._after_setup = False
+                    return 0
+                raise self.fail(line, "CARD without the end of a turn")
+            if cmd in ("continue", "undo"):
+                self.summary.count(cmd)
+                return 0
+        except LogError:
+            raise
+        except (ValueError, IndexError) as exc:
+            raise self.fail(line, f"{cmd} {' '.join(args)}: {exc}") from None
+        raise self.fail(line, f"unknown or misplaced command {cmd!r}")
+
+    def card_id(self, token: str) -> int:
+        hand = self.state.hands[self.state.current]
+        if token == "wildcard":
+            wild = [c for c in hand if c >= 42 and c not in self._chosen]
+            if not wild:
+                raise ValueError("a wild card that is not in the hand")
+            self._chosen.append(wild[0])
+            return wild[0]
+        return territory(token)
+
+    def expect_card(self, line: Line) -> None:
+        nxt = self.peek()
+        if nxt is None or nxt.command != "CARD":
+            raise self.fail(line, "the turn ends without its CARD line")
+        self.chance.card = nxt.args[0] if nxt.args else None
+        self.chance.drew = False
+
+    def check_card(self, line: Line) -> None:
+        card_line = self.take()
+        if self.chance.card is not None and not self.chance.drew:
+            raise self.fail(card_line, f"the log draws card {self.chance.card} though the player conquered nothing")
+        self.chance.card = None
+
+    def battle(self, line: Line, src: int, dst: int) -> int:
+        """One Domination battle: rolls until a conquest, a retreat, or an attacker with one army left."""
+        s, taken, rolls = self.state, 0, 0
+        me = s.current
+        if s.owner[src] != me or s.owner[dst] == me or not s.board.adjacency[src, dst] or s.armies[src] < 2:
+            raise self.fail(line, f"attack {' '.join(line.args)}: not an attack the rules allow (own territory "
+                                  "with 2+ armies onto an adjacent enemy territory)")
+        while True:
+            nxt = self.peek()
+            if nxt is not None and nxt.command == "roll":
+                a_line = self.take()
+                d_line = self.take() if self.peek() is not None and self.peek().command == "roll" else None
+                dice = self.take() if self.peek() is not None and self.peek().command == "DICE" else None
+                if d_line is None or dice is None:
+                    raise self.fail(a_line, "a roll needs the defender's roll and a DICE line")
+                a_dice, d_dice = int(a_line.args[0]), int(d_line.args[0])
+                self.chance.roll_losses = self.losses(dice, a_dice, d_dice)
+                taken += self.act(a_line, Attack(src, dst, a_dice), d_dice)
+                rolls += 1
+                if s.phase == OCCUPY:
+                    return taken + self.occupy(dice)
+                if s.is_terminal or s.armies[src] < 2:
+                    return taken
+                continue
+            if nxt is not None and nxt.command == "retreat":
+                self.take()
+                if rolls == 0:
+                    self.summary.empty_battles += 1
+                    if not self.drop_empty:
+                        taken += self.act(line, Attack(src, dst, None, int(s.armies[src]) - 1))  # no roll
+                return taken
+            if rolls:  # the program ends a battle itself when the attacker can roll no more
+                return taken
+            raise self.fail(nxt or line, "an attack needs its rolls or a retreat")
+
+    def losses(self, line: Line, a_dice: int, d_dice: int) -> tuple[int, int]:
+        """(attacker losses, defender losses) of a DICE line; its dice counts must be the rolls'."""
+        try:
+            na, nd = int(line.args[0]), int(line.args[1])
+            faces = [int(x) for x in line.args[2:]]
+        except (ValueError, IndexError):
+            raise self.fail(line, f"malformed DICE line {' '.join(line.args)!r}") from None
+        if (na, nd) != (a_dice, d_dice) or len(faces) != na + nd or not all(0 <= f <= 5 for f in faces):
+            raise self.fail(line, f"DICE {' '.join(line.args)} contradicts the rolls ({a_dice} against {d_dice} "
+                                  "dice, faces 0..5)")
+        att, dfn = sorted(faces[:na], reverse=True), sorted(faces[na:], reverse=True)
+        d_loss = sum(a > d for a, d in zip(att, dfn))
+        return min(na, nd) - d_loss, d_loss
+
+    def occupy(self, dice_line: Line) -> int:
+        s = self.state
+        src, _, low = s.occupy
+        high = int(s.armies[src]) - 1
+        nxt = self.peek()
+        if nxt is not None and nxt.command == "move":
+            line = self.take()
+            k = high if line.args[0] == "all" else int(line.args[0])
+            return self.act(line, Occupy(k))
+        if low == high:  # the program moves them itself when there is no choice
+            return self.act(dice_line, Occupy(low))
+        raise self.fail(nxt or dice_line, f"a conquest needs a move of {low}..{high} armies")
+
+
+def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, missions: int = 6,
+                drop_empty_battles: bool = False) -> tuple[dict[str, int], ImportSummary]:
+    """Import every game of `logs` as run `run`: written and registered only when every game imported."""
+    check_name("run", run)
+    if missions not in (6, 14):
+        raise ValueError("--missions must be 6 (the continent missions) or 14 (the full list)")
+    mission_list = MISSIONS_6 if missions == 6 else MISSIONS_14
+    summary = ImportSummary()
+    games: list[GameImport] = []
+    for path in logs:
+        path = Path(path)
+        if not path.exists():
+            raise LogError(f"{path}: no such log")
+        for lines in split_games(read_lines(path)):
+            games.append(Replayer(path, lines, summary, mission_list, drop_empty_battles).play())
+    if not games:
+        raise LogError("no game found in " + ", ".join(map(str, logs)))
+    summary.games = len(games)
+    kinds = {(g.record.state.config.mode, g.card_values) for g in games}
+    if len(kinds) > 1:
+        raise LogError(f"the logs mix game settings {sorted(kinds)}: import each into its own run")
+    mode, card_values = kinds.pop()
+    config = program_rules(max(g.record.state.n_players for g in games), mode, card_values)
+    return land(run, [g.record for g in games], config, [str(p) for p in logs], data_dir), summary
+
+
+def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[str], data_dir: Path | None
+         ) -> dict[str, int]:
+    """Write the games' traces and register them in one transaction (staged, then swapped in)."""
+    data_dir = paths.data_dir(data_dir)
+    remove_leftovers(paths.traces_dir(data_dir))
+    final = paths.traces_dir(data_dir) / f"run={run}"
+    stage = staging_dir(final)
+    try:
+        for i in range(0, len(records), 25):
+            tables = records_to_tables(run, list(range(i, min(i + 25, len(records)))), records[i:i + 25])
+            for name, table in tables.items():
+                write_parquet(table, stage / name / f"part-{i // 25:05d}.parquet")
+        agents = sorted({a for r in records for a in r.agents})
+        meta = {"config": json.loads(config.to_json()), "agents": agents, "source": "domination",
+                "logs": [Path(s).name for s in sources]}
+        write_parquet(pa.table({"run": [run], "seed": pa.array([0], pa.int64()), "engine_version": [ENGINE_VERSION],
+                                "config": [json.dumps(meta, sort_keys=True)], "games": pa.array([len(records)],
+                                                                                                  pa.int32()),
+                                "agents": [",".join(agents)], "mode": [config.mode],
+                                "n_players": pa.array([config.n_players], pa.int8())}),
+                      stage / "runs" / "part-00000.parquet")
+        counts = register_run(stage, run, data_dir)
+        replace_dir(stage, final)
+    finally:
+        if stage.exists():
+            import shutil
+
+            shutil.rmtree(stage, ignore_errors=True)
+    return counts
+
+

@@ -1,0 +1,194 @@
+"""Importing Domination's command logs: the six genuine logs against their recorded truth, replay, determinism,
+and every kind of bad log failing loudly without writing anything."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from riskcore import paths
+from riskcore.cli import main
+from riskcore.db import query
+from riskcore.domination import LogError, import_logs
+from riskcore.replay import RunTraces, verify_game
+
+LOGS = paths.datasets_dir() / "domination" / "logs"
+FIXED = sorted(LOGS.glob("dom-mission-fixed-*.log"))
+INCREASING = sorted(LOGS.glob("dom-mission-increasing-*.log"))
+# the manifest's mission text -> riskcore's mission name
+MISSION_NAMES = {
+    "ASIA and SOUTH AMERICA.": "Asia+South America",
+    "EUROPE and AUSTRALIA and a third continent of your choice.": "Europe+Australia+1",
+    "ASIA and AFRICA.": "Asia+Africa",
+    "EUROPE and SOUTH AMERICA and a third continent of your choice.": "Europe+South America+1",
+    "NORTH AMERICA and AUSTRALIA.": "North America+Australia",
+    "NORTH AMERICA and AFRICA.": "North America+Africa",
+}
+
+
+def manifest() -> dict[str, dict]:
+    """Per log: seats (name, level, mission) in seat order and the winner, read from MANIFEST.md."""
+    out, current = {}, None
+    for line in (LOGS / "MANIFEST.md").read_text().splitlines():
+        if line.startswith("## dom-"):
+            current = out.setdefault(line[3:].strip(), {"seats": [], "winner": None})
+        elif current is not None and line.startswith("- winner:"):
+            current["winner"] = re.search(r"\*\*(.+)\*\*", line).group(1)
+        elif current is not None and re.match(r"\| \d+ \|", line):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            text = cells[3].removeprefix("Conquer the continents of ")
+            current["seats"].append((cells[1], cells[2], MISSION_NAMES[text]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    data = tmp_path_factory.mktemp("dom")
+    counts, summary = import_logs(FIXED, "dom", data)
+    return data, counts, summary
+
+
+def test_the_logs_are_in_the_repository():
+    assert len(FIXED) == 4 and len(INCREASING) == 2
+
+
+def test_winners_missions_and_seats_match_the_manifest(imported):
+    data, counts, summary = imported
+    truth = manifest()
+    games = query("SELECT game_id, n_players, first_seat FROM games WHERE run = 'dom' ORDER BY game_id", None, data)
+    players = query("SELECT game_id, player, name, agent, mission, won FROM players WHERE run = 'dom' "
+                    "ORDER BY game_id, player", None, data)
+    assert summary.games == 4 and counts["games"] == 4
+    for gid, log in enumerate(FIXED):
+        expect = truth[log.name]
+        seats = players[players.game_id == gid]
+        assert len(seats) == len(expect["seats"]) == games.n_players[gid]
+        first = int(games.first_seat[gid])
+        for row in seats.itertuples():
+            name, level, mission = expect["seats"][(first + row.player) % len(seats)]
+            assert (row.name, row.agent, row.mission) == (name, f"domination:{level}", mission)
+        assert list(seats.name[seats.won]) == [expect["winner"]]
+
+
+def test_missions_never_appear_in_the_events(imported):
+    data = imported[0]
+    cols = query("DESCRIBE events", None, data).column_name.tolist()
+    assert not any("mission" in c for c in cols)
+
+
+def test_every_imported_game_replays(imported):
+    data = imported[0]
+    traces = RunTraces("dom", data)
+    assert sum(verify_game(traces, int(g)) for g in traces.game_ids()) > 6000
+
+
+def test_reimport_is_byte_identical(imported, tmp_path):
+    data = imported[0]
+    import_logs(FIXED, "dom", tmp_path)
+    first = sorted((data / "traces" / "run=dom").rglob("*.parquet"))
+    second = sorted((tmp_path / "traces" / "run=dom").rglob("*.parquet"))
+    assert [p.relative_to(data) for p in first] == [p.relative_to(tmp_path) for p in second]
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_increasing_card_values_and_gzip(tmp_path):
+    gz = tmp_path / "game.log.gz"
+    gz.write_bytes(gzip.compress(INCREASING[0].read_bytes()))
+    counts, summary = import_logs([gz, INCREASING[1]], "inc", tmp_path / "data")
+    config = query("SELECT config FROM runs WHERE run = 'inc'", None, tmp_path / "data").config[0]
+    assert summary.games == 2 and '"card_values": "escalating"' in config
+
+
+def test_mixed_card_values_are_refused(tmp_path):
+    with pytest.raises(LogError, match="mix game settings"):
+        import_logs([FIXED[0], INCREASING[0]], "mixed", tmp_path)
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_log_with_several_games_and_names_for_player(tmp_path):
+    first = FIXED[0].read_text().splitlines()
+    second = FIXED[1].read_text().splitlines()
+    # the other recordings name the seat that starts the deal: "PLAYER 1" -> the name of seat index 1
+    names = [line.split()[-1] for line in second if " newplayer " in line]
+    second = [f"PLAYER {names[1]}" if line.startswith("PLAYER") else line for line in second]
+    log = write(tmp_path / "two.log", first + ["vm#1 continue", "vm#1 placearmies 1 1", "vm#1 closegame"] + second)
+    _, summary = import_logs([log], "two", tmp_path / "data")
+    assert summary.games == 2 and summary.ignored == {"continue": 1, "commands after the win": 1}
+    winners = query("SELECT name FROM players WHERE run = 'two' AND won ORDER BY game_id", None, tmp_path / "data")
+    truth = manifest()
+    assert winners.name.tolist() == [truth[FIXED[0].name]["winner"], truth[FIXED[1].name]["winner"]]
+
+
+def _first_attack(lines: list[str]) -> int:
+    return next(i for i, line in enumerate(lines) if " attack " in line)
+
+
+def test_ignored_placement_and_empty_battle(tmp_path):
+    lines = FIXED[0].read_text().splitlines()
+    i = _first_attack(lines)
+    host, _, src, dst = lines[i].split()
+    # a placement after the reserve is spent (the program rejects it), and a battle retreated before any roll
+    edited = lines[:i] + [f"{host} placearmies {src} 1", f"{host} attack {src} {dst}", f"{host} retreat"] + lines[i:]
+    log = write(tmp_path / "edited.log", edited)
+    _, kept = import_logs([log], "kept", tmp_path / "data")
+    _, dropped = import_logs([log], "dropped", tmp_path / "data", drop_empty_battles=True)
+    assert kept.ignored == {"placearmies after the reserve was spent": 1} and kept.empty_battles == 1
+    attacks = query("SELECT run, count(*) AS n, count(stop_at) AS whole FROM events WHERE kind = 'attack' "
+                    "GROUP BY run ORDER BY run", None, tmp_path / "data")
+    assert attacks.n.tolist()[1] == attacks.n.tolist()[0] + 1  # 'kept' has the empty battle, 'dropped' not
+    assert attacks.whole.tolist() == [0, 1]
+    assert RunTraces("kept", tmp_path / "data").game_ids() == [0]
+    verify_game(RunTraces("kept", tmp_path / "data"), 0)
+
+
+def _bad(tmp_path, lines: list[str], name: str = "bad.log") -> str:
+    """Import a bad log over an existing run: the error text, after checking the old run is untouched."""
+    data = tmp_path / "data"
+    if not (data / "traces" / "run=keep").exists():
+        import_logs([FIXED[0]], "keep", data)
+    before = sorted(p.read_bytes() for p in (data / "traces" / "run=keep").rglob("*.parquet"))
+    with pytest.raises(LogError) as err:
+        import_logs([FIXED[1], write(tmp_path / name, lines)], "keep", data)
+    after = sorted(p.read_bytes() for p in (data / "traces" / "run=keep").rglob("*.parquet"))
+    assert before == after
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'keep'", None, data).n[0] == 1
+    assert not [p for p in (data / "traces").iterdir() if p.name.startswith(".")]
+    return str(err.value)
+
+
+def test_bad_logs_name_file_and_line(tmp_path):
+    lines = FIXED[0].read_text().splitlines()
+    i = _first_attack(lines)
+    host = lines[i].split()[0]
+    unknown = lines[:i] + [f"{host} teleport 1 2"] + lines[i:]
+    assert re.search(rf"bad\.log:{i + 1}: .*'teleport'", _bad(tmp_path, unknown))
+    dice = next(j for j, line in enumerate(lines) if line.startswith("DICE 3 2"))
+    contradicting = lines[:dice] + ["DICE 3 1 " + " ".join(lines[dice].split()[3:6]) + " 2"] + lines[dice + 1:]
+    assert re.search(rf"bad\.log:{dice + 1}: DICE 3 1 .* contradicts the rolls \(3 against 2", _bad(
+        tmp_path, contradicting))
+    truncated = lines[:len(lines) // 2]
+    assert re.search(rf"bad\.log:{len(truncated)}: truncated game", _bad(tmp_path, truncated))
+    place = next(j for j, line in enumerate(lines) if " placearmies " in line)
+    out_of_range = lines[:place] + [f"{host} placearmies 43 1"] + lines[place + 1:]
+    assert re.search(rf"bad\.log:{place + 1}: .*territory id 43 is out of range 1..42", _bad(tmp_path, out_of_range))
+    wrong_move = lines[:i] + [lines[i].rsplit(" ", 1)[0] + " 40"] + lines[i + 1:]  # attack a non-neighbour
+    assert re.search(rf"bad\.log:{i + 1}: ", _bad(tmp_path, wrong_move))
+
+
+def test_cli_import_and_errors(tmp_path, capsys):
+    data = tmp_path / "data"
+    assert main(["import", "domination", str(FIXED[0]), "--run", "cli", "--data-dir", str(data)]) == 0
+    assert "1 game(s) from 1 log(s)" in capsys.readouterr().out
+    missing = tmp_path / "missing.log"
+    assert main(["import", "domination", str(missing), "--run", "cli2", "--data-dir", str(data)]) == 2
+    assert f"{missing}: no such log" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["import", "domination", str(FIXED[0]), "--run", "x", "--bogus"])
