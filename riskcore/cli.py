@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     v = add("evaluate", help="recognition metrics with bootstrap CIs (writes recognition_metrics)")
     v.add_argument("--run", required=True)
     v.add_argument("--bootstrap", type=_positive, default=1000, help="bootstrap resamples")
+    v.add_argument("--checkpoints", choices=["window", "game", "both"], default="window",
+                   help="checkpoints as shares of each player's observation window, or of the game's turn ends "
+                        "with setup turns (the reference's %% of game)")
     _data_dir(v)
 
     x = add("experiment", help="run a named experiment end to end (recognition or search)")
@@ -296,9 +299,12 @@ def cmd_recognize(a) -> None:
 def cmd_evaluate(a) -> None:
     from riskcore.recognition.pipeline import evaluate, top1_table
 
-    metrics = evaluate(a.run, a.data_dir, n_boot=a.bootstrap)
-    print(f"top-1 accuracy, card level, by share of the observation window (95% bootstrap CI), run {a.run!r}:")
-    print(top1_table(metrics).to_string())
+    clocks = ("window", "game") if a.checkpoints == "both" else (a.checkpoints,)
+    metrics = evaluate(a.run, a.data_dir, n_boot=a.bootstrap, clocks=clocks)
+    for clock in clocks:
+        what = "the observation window" if clock == "window" else "the game's turn ends, setup turns included"
+        print(f"top-1 accuracy, card level, by share of {what} (95% bootstrap CI), run {a.run!r}:")
+        print(top1_table(metrics[metrics.clock == clock]).to_string())
 
 
 def cmd_experiment(a) -> None:

@@ -74,7 +74,7 @@ def test_metrics(data_dir: Path | None = None) -> pd.DataFrame:
     name (`recogniser`) and whether it is one of the ablation's settings (`ablation`)."""
     runs = experiment_runs("test", data_dir)
     marks = ", ".join("?" for _ in runs.run)
-    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks})", list(runs.run), data_dir)
+    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks}) AND clock = 'window'", list(runs.run), data_dir)
     recs = {s: Recogniser.from_spec(s) for s in m.setting.unique()}
     return m.assign(focus=m.run.map(dict(zip(runs.run, runs.focus))), recogniser=m.setting.map(lambda s: recs[s].label),
                     ablation=m.setting.map(lambda s: recs[s].kinds is not None))
@@ -176,7 +176,7 @@ def focus_of(runs: pd.Series) -> pd.Series:
 def write_report(chosen: dict[str, Recogniser], games: int, data_dir: Path | None, out: Path | None) -> Path:
     runs = [run_name("test", f) for f in FOCUS_LEVELS]
     marks = ", ".join("?" for _ in runs)
-    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks})", runs, data_dir)
+    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks}) AND clock = 'window'", runs, data_dir)
     pairs = query(f"SELECT * FROM recognition_paired WHERE run IN ({marks})", runs, data_dir)
     m["recogniser"] = m.setting.map(label)
     main_settings = [r.setting for r in recognisers_for_test(chosen) if r.kinds is None]

@@ -1,10 +1,14 @@
 """One pass over a run's events that stores, for every observation, what any recogniser needs.
 
 Observations of player p (kinds in `KINDS`): reinforce T; successful / failed attack on N (from T); successful /
-failed defence of T (when p is attacked); fortify into N; card trade (bonus territory); setup placement (optional).
-The window opens with the first turn after setup (setup placements with `include_setup`) and closes at the
-player's elimination, or just before the game-ending action (the final occupy and its attack, or the final
-fortify or placement), so the end state never gives the answer away.
+failed defence of T (when p is attacked); fortify into N; card trade (bonus territory). Consecutive rolls of one
+battle (single-roll attacks on the same pair) are one observation, the battle's outcome. The window opens with the
+first turn after setup and closes at the player's elimination, or just before the game-ending action (the final
+occupy and its attack, or the final fortify or placement), so the end state never gives the answer away.
+
+The stored features also hold two `EXTENDED_KINDS` the reference implementation observed: setup placements
+(`place`, turn 0) and the armies moved into a conquered territory (`occupy`). `load_features` leaves them out
+unless asked (`extended=True`, the `khan2013` PHATT scheme), so every other recogniser's window is the one above.
 
 For each observation we store, from the territories p owns just before it (Khan 2013, GENERATEPENDINGSET):
 `n_owned` (each gives reinforce, defend-won, defend-lost pending actions), `n_attack` (pairs owned T -> enemy
@@ -35,7 +39,9 @@ from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import replace_dir, staging_dir, write_parquet
 
-KINDS = ("reinforce", "defend_won", "defend_lost", "fortify", "attack_won", "attack_lost", "trade", "place")
+KINDS = ("reinforce", "defend_won", "defend_lost", "fortify", "attack_won", "attack_lost", "trade", "place",
+         "occupy")
+EXTENDED_KINDS = ("place", "occupy")  # observed only in the extended view (the reference implementation's)
 PENDING_KINDS = KINDS[:6]  # the kinds in PHATT's pending set
 KIND = {k: i for i, k in enumerate(KINDS)}
 
@@ -88,9 +94,9 @@ class Extractor:
     FIELDS = ("game_id", "player", "seq", "turn", "kind", "territory", "src", "n_owned", "n_attack", "n_fortify",
               "owned_in", "attack_in", "fortify_in", "member_size", "consistent")
 
-    def __init__(self, n_players: int, hyp: Hypotheses, include_setup: bool = False):
+    def __init__(self, n_players: int, hyp: Hypotheses, extended: bool = False):
         board = hyp.board
-        self.hyp, self.include_setup = hyp, include_setup
+        self.hyp, self.extended = hyp, extended
         self.n = board.n_territories
         self.adj = board.adjacency.astype(np.int64)
         self.owner = np.full(self.n, -1, dtype=np.int64)
@@ -200,10 +206,12 @@ class Extractor:
                 break
             turn = int(ev["turn"][i])
             if kind in ("place", "reinforce"):
-                if (kind == "place" and self.include_setup) or (kind == "reinforce" and turn >= 1):
+                if kind == "reinforce" and turn >= 1:
                     self.observe(ev, p, i, kind, dst, None)
                     if not self.eliminated[p]:
                         self.candidates(ev, p, i, dst, amount, attack=False)
+                elif kind == "place" and self.extended:
+                    self.observe(ev, p, i, kind, dst, None)
                 armies[dst] += amount
             elif kind == "trade":
                 if turn >= 1:
@@ -211,8 +219,8 @@ class Extractor:
                 if dst >= 0:
                     armies[dst] += 2
             elif kind in ("fortify", "occupy"):
-                if kind == "fortify":
-                    self.observe(ev, p, i, "fortify", dst, src)
+                if kind == "fortify" or self.extended:
+                    self.observe(ev, p, i, kind, dst, src)
                 armies[src] -= amount
                 armies[dst] += amount
             elif kind == "attack":
@@ -240,15 +248,15 @@ class Extractor:
                 self.eliminated[int(ev["opponent"][i])] = True
 
 
-def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, include_setup: bool = False
+def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, extended: bool = False
                  ) -> dict[str, list]:
     """Observations of every player of one game; `ev` holds the game's event columns ordered by seq."""
-    extractor = Extractor(n_players, hyp, include_setup)
+    extractor = Extractor(n_players, hyp, extended)
     extractor.feed(ev, _cutoff(list(ev["kind"])))
     return extractor.parts
 
 
-def extract_chunk(hyp_name: str, board_name: str, n_players: int, include_setup: bool,
+def extract_chunk(hyp_name: str, board_name: str, n_players: int, extended: bool,
                   events: dict[str, np.ndarray]) -> dict[str, list]:
     hyp = build_hypotheses(load_board(board_name), hyp_name)
     gids = events["game_id"]
@@ -256,7 +264,7 @@ def extract_chunk(hyp_name: str, board_name: str, n_players: int, include_setup:
     merged: dict[str, list] = {}
     for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(gids)]):
         game = {k: v[lo:hi] for k, v in events.items()}
-        part = extract_game(game, n_players, hyp, include_setup)
+        part = extract_game(game, n_players, hyp, extended)
         for k, v in part.items():
             merged.setdefault(k, []).extend(v)
     return merged
@@ -310,7 +318,7 @@ def _obs_index(parts: dict[str, list]) -> list[int]:
     return idx
 
 
-def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = False, data_dir: Path | None = None,
+def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None,
                    workers: int | None = None, dask_address: str | None = None, progress: bool = True,
                    chunk_games: int = 100) -> dict[str, int]:
     """Extract a run's observations once, write Parquet under `data/recognition/run=NAME/`, register in DuckDB."""
@@ -330,7 +338,7 @@ def build_features(run: str, hyp_name: str = "cards6", include_setup: bool = Fal
     for lo in range(0, len(game_ids), chunk_games):
         ids = game_ids[lo:lo + chunk_games]
         mask = (arrays["game_id"] >= ids[0]) & (arrays["game_id"] <= ids[-1])
-        tasks.append((hyp_name, config.board, config.n_players, include_setup, {k: v[mask] for k, v in arrays.items()}))
+        tasks.append((hyp_name, config.board, config.n_players, True, {k: v[mask] for k, v in arrays.items()}))
     final = paths.parquet_dir("recognition", "run", run, data_dir)
     stage = staging_dir(final)
     try:
@@ -365,8 +373,10 @@ def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataF
                     mats["member_size"].astype(float), mats["consistent"].astype(bool), hyp, truth)
 
 
-def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None) -> Features:
-    """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs."""
+def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None, extended: bool = False
+                  ) -> Features:
+    """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs; without
+    the `EXTENDED_KINDS` unless `extended`."""
     config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
     try:
@@ -390,6 +400,7 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
     truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ? ORDER BY game_id, player",
                   [run], data_dir)
     truth["card"] = truth.mission.map({c: i for i, c in enumerate(hyp.cards)}).fillna(-1).astype(int)
-    return Features(obs, mats["owned_in"].astype(float), mats["attack_in"].astype(float),
-                    mats["fortify_in"].astype(float), mats["member_size"].astype(float),
-                    mats["consistent"].astype(bool), hyp, truth)
+    f = Features(obs, mats["owned_in"].astype(float), mats["attack_in"].astype(float),
+                 mats["fortify_in"].astype(float), mats["member_size"].astype(float),
+                 mats["consistent"].astype(bool), hyp, truth)
+    return f if extended else f.select(~np.isin(obs.kind.to_numpy(), EXTENDED_KINDS))

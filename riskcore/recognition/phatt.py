@@ -17,6 +17,8 @@ Weighting schemes (all weights are parameters):
   w_e(consistent) = lam / C_e and w_e(inconsistent) = (1 - lam) / I_e (uniform 1 / (C_e + I_e) when C_e or I_e is 0).
   With lam = C_e / (C_e + I_e) it reduces to `equal`; a consistent action is strong evidence exactly when few
   pending actions are consistent.
+- `khan2013`: the reference implementation's own update, exactly (`khan2013_loglik`): unnormalised factors per
+  observation, setup placements and move-ins observed, a uniform prior over the explanations (`uses_extended_view`).
 Card trades are not in the pending set and leave the posterior unchanged; setup placements count as reinforcements.
 """
 
@@ -29,17 +31,22 @@ import numpy as np
 
 from riskcore.recognition.features import KIND, PENDING_KINDS, Features
 
-SCHEMES = ("equal", "simple", "proportional")
+SCHEMES = ("equal", "simple", "proportional", "khan2013")
+# the reference implementation's constants: movement/placement, defence, and the attack bonuses w
+KHAN_OUTSIDE, KHAN_DEFENCE, KHAN_W_FAILED, KHAN_W_WON = 0.98, 0.02, 0.01, 0.02
+KHAN_FLOOR = 1e-12  # a factor the formula drives to zero or below (more than 1/w consistent options)
 
 
 @dataclass(frozen=True)
 class PhattWeights:
-    """Per-kind consistent (`c`) and inconsistent (`i`) weights, and `lam` for the proportional scheme."""
+    """Per-kind consistent (`c`) and inconsistent (`i`) weights, `lam` for the proportional scheme, and for
+    `khan2013` whether T / O is the original's integer division (`intdiv`)."""
 
     scheme: str = "simple"
     c: dict[str, float] = field(default_factory=lambda: {k: 1.0 for k in PENDING_KINDS})
     i: dict[str, float] = field(default_factory=lambda: {k: 0.98 for k in PENDING_KINDS})
     lam: float = 0.7
+    intdiv: bool = False
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -70,15 +77,29 @@ class PhattWeights:
                 if kind not in PENDING_KINDS:
                     raise ValueError(f"unknown action kind {kind!r} in weight {key!r}; known: {PENDING_KINDS}")
                 (c if which == "c" else i)[kind] = _number(key, value)
-            elif key not in ("scheme", "c", "i", "lam"):
-                raise ValueError(f"unknown PHATT parameter {key!r}: use scheme, c, i, lam, or <kind>.c / <kind>.i")
-        return cls(str(params.get("scheme", "simple")), c, i, _number("lam", params.get("lam", 0.7)))
+            elif key not in ("scheme", "c", "i", "lam", "intdiv"):
+                raise ValueError(f"unknown PHATT parameter {key!r}: use scheme, c, i, lam, intdiv, or <kind>.c / "
+                                 "<kind>.i")
+        scheme = str(params.get("scheme", "simple"))
+        intdiv = params.get("intdiv", 0)
+        if intdiv not in (0, 1) or isinstance(intdiv, float) or (intdiv and scheme != "khan2013"):
+            raise ValueError(f"intdiv is 0 or 1 and belongs to scheme=khan2013, got intdiv={intdiv!r} with "
+                             f"scheme={scheme}")
+        return cls(scheme, c, i, _number("lam", params.get("lam", 0.7)), bool(intdiv))
+
+    @property
+    def uses_extended_view(self) -> bool:
+        """The reference implementation also observes setup placements and move-ins, from a uniform prior over
+        the explanations."""
+        return self.scheme == "khan2013"
 
     def params(self) -> tuple[tuple[str, object], ...]:
         """The parameters that matter for the scheme, in a fixed order: the canonical form of these weights.
         Per-kind weights are given as the most common value (`c`, `i`) and the kinds that differ from it."""
         if self.scheme == "equal":
             return (("scheme", "equal"),)
+        if self.scheme == "khan2013":
+            return (("scheme", "khan2013"),) + ((("intdiv", 1),) if self.intdiv else ())
         if self.scheme == "proportional":
             return (("scheme", "proportional"), ("lam", self.lam))
         out: list[tuple[str, object]] = [("scheme", self.scheme)]
@@ -116,6 +137,8 @@ def _observed_kind(f: Features) -> tuple[np.ndarray, np.ndarray]:
 
 def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(N, E) log P(obs_i | e) under the weighting scheme; 0 for observations outside the pending set."""
+    if w.scheme == "khan2013":
+        return khan2013_loglik(f, w.intdiv)
     kind, in_pending = _observed_kind(f)
     consistent = f.consistent
     if w.scheme == "equal":
@@ -143,3 +166,37 @@ def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndar
             p = np.where((c_all == 0) | (i_all == 0), 1.0 / n_all, p)
         ll = np.log(p)
     return np.where(in_pending[:, None], ll, 0.0)
+
+
+def khan2013_loglik(f: Features, intdiv: bool = False) -> np.ndarray:
+    """(N, E) log factor of each observation under the reference implementation's update (no normalisation over
+    the pending set; the posterior is renormalised after every observation).
+
+    Placement, reinforcement, fortify and move-in: x 1 inside the explanation's continents, else x 0.98.
+    Successful defence: x 1.02 inside, else x 1; failed defence: x 0.98 inside, else x 1. Attacks, with N the
+    attack options and C the consistent ones: base = (1 - w C) / N; a failed attack (w = 0.01) gives consistent
+    explanations base + w, the others base; a successful one (w = 0.02, C and T floored at 1) gives base +
+    w (1 - C / N) (T / O), T the owned territories inside the explanation and O all owned territories. In the
+    original T / O is an integer division (zero unless every owned territory is inside): `intdiv`.
+    """
+    code = f.obs.kind_code.to_numpy()
+    defend_lost = code == KIND["defend_lost"]
+    inside = np.where(defend_lost[:, None], ~f.consistent, f.consistent)
+    factor = np.ones(f.consistent.shape)
+    moves = np.isin(code, [KIND[k] for k in ("reinforce", "place", "fortify", "occupy")])
+    factor[moves] = np.where(inside[moves], 1.0, KHAN_OUTSIDE)
+    won_def = code == KIND["defend_won"]
+    factor[won_def] = np.where(inside[won_def], 1.0 + KHAN_DEFENCE, 1.0)
+    factor[defend_lost] = np.where(inside[defend_lost], 1.0 - KHAN_DEFENCE, 1.0)
+    n_att = np.maximum(f.obs.n_attack.to_numpy(float), 1.0)[:, None]
+    lost = code == KIND["attack_lost"]
+    base = (1 - KHAN_W_FAILED * f.attack_in[lost]) / n_att[lost]
+    factor[lost] = np.where(inside[lost], base + KHAN_W_FAILED, base)
+    won = code == KIND["attack_won"]
+    c = np.maximum(f.attack_in[won], 1.0)
+    t = np.maximum(f.owned_in[won], 1.0)
+    o = np.maximum(f.obs.n_owned.to_numpy(float)[won], 1.0)[:, None]
+    share = np.floor(t / o) if intdiv else t / o
+    base = (1 - KHAN_W_WON * c) / n_att[won]
+    factor[won] = np.where(inside[won], base + KHAN_W_WON * (1 - c / n_att[won]) * share, base)
+    return np.log(np.maximum(factor, KHAN_FLOOR))

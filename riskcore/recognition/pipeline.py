@@ -43,24 +43,67 @@ def _constant(value: str, n: int) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value]))
 
 
-def posterior_rows(f, post: np.ndarray, setting: str, run: str) -> pa.Table:
-    """Long table of posteriors at the 5% grid of the window and at every turn boundary."""
+POINT_KINDS = ("fraction", "turn", "game")
+
+
+def game_clock_rows(f, turn_ends: pd.DataFrame, fractions: tuple[float, ...] = CHECKPOINTS) -> pd.DataFrame:
+    """Rows at fractions of the game (the reference's "% of game"): after ceil(x K) of the game's K turn ends,
+    setup turns included, each player's posterior after their last observation so far (row -1: none yet)."""
+    obs = f.obs
+    starts = group_starts(f)
+    seqs = obs.seq.to_numpy()
+    ends = {g: grp.seq.to_numpy() for g, grp in turn_ends.groupby("game_id")}
+    out = []
+    for lo, hi in zip(starts[:-1], starts[1:]):
+        g, p = int(obs.game_id.iat[lo]), int(obs.player.iat[lo])
+        game_ends = ends.get(g)
+        if game_ends is None or not len(game_ends):
+            continue
+        for frac in fractions:
+            k = max(int(np.ceil(round(frac * len(game_ends), 9))), 1)
+            j = int(np.searchsorted(seqs[lo:hi], game_ends[k - 1], side="right"))
+            out.append((g, p, "game", float(frac), lo + j - 1 if j else -1, hi - lo))
+    return pd.DataFrame(out, columns=["game_id", "player", "point_kind", "point", "row", "n_obs"])
+
+
+def turn_ends(run: str, data_dir: Path | None = None) -> pd.DataFrame:
+    """(game_id, seq) of every turn end after the deal: each setup turn (a player's run of setup placements) and
+    the last event of every later turn."""
+    return query("""
+        WITH e AS (SELECT game_id, seq, turn, player, kind,
+                          lead(player) OVER w AS next_player, lead(kind) OVER w AS next_kind,
+                          lead(turn) OVER w AS next_turn
+                   FROM events WHERE run = ? AND kind NOT IN ('deal', 'claim', 'win')
+                   WINDOW w AS (PARTITION BY game_id ORDER BY seq))
+        SELECT game_id, seq FROM e
+        WHERE (turn = 0 AND kind = 'place' AND (next_kind IS DISTINCT FROM 'place' OR next_player <> player))
+           OR (turn > 0 AND next_turn IS DISTINCT FROM turn)
+        ORDER BY game_id, seq""", [run], data_dir)
+
+
+def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFrame | None = None,
+                   prior: np.ndarray | None = None) -> pa.Table:
+    """Long table of posteriors at the 5% grid of the window, at every turn boundary and, given the turn ends
+    (`clock`), at the checkpoints of the game clock (before a player's first observation: `prior`)."""
     starts = group_starts(f)
     pts = evaluation_rows(f, starts, turns=True, fractions=GRID)
+    if clock is not None:
+        pts = pd.concat([pts, game_clock_rows(f, clock)], ignore_index=True)
     e = f.hyp.size
     rows = pts.row.to_numpy()
-    probs = post[rows]
+    probs = post[np.maximum(rows, 0)]
+    probs[rows < 0] = f.hyp.prior if prior is None else prior
     n = len(pts)
-    seen = rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
+    seen = np.where(rows >= 0, rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1, 0)
     kinds = pts.point_kind.to_numpy()
-    kind_codes = (kinds == "turn").astype(np.int32)
+    kind_codes = np.array([POINT_KINDS.index(k) for k in kinds], dtype=np.int32)
     return pa.table({
         "run": _constant(run, n * e), "setting": _constant(setting, n * e),
         "hypotheses": _constant(f.hyp.name, n * e),
         "game_id": pa.array(np.repeat(pts.game_id.to_numpy(), e), pa.int32()),
         "player": pa.array(np.repeat(pts.player.to_numpy(), e), pa.int8()),
         "point_kind": pa.DictionaryArray.from_arrays(pa.array(np.repeat(kind_codes, e)),
-                                                     pa.array(["fraction", "turn"])),
+                                                     pa.array(list(POINT_KINDS))),
         "point": pa.array(np.repeat(pts.point.to_numpy(), e), pa.float32()),
         "n_seen": pa.array(np.repeat(seen, e), pa.int32()),
         "explanation": pa.array(np.tile(np.arange(e), n), pa.int8()),
@@ -69,15 +112,25 @@ def posterior_rows(f, post: np.ndarray, setting: str, run: str) -> pa.Table:
 
 
 @lru_cache(maxsize=2)
-def _cached_features(run: str, hyp_name: str, data_dir: Path | None):
-    return load_features(run, hyp_name, data_dir)
+def _cached_features(run: str, hyp_name: str, data_dir: Path | None, extended: bool = False):
+    return load_features(run, hyp_name, data_dir, extended)
+
+
+@lru_cache(maxsize=2)
+def _cached_turn_ends(run: str, data_dir: Path | None) -> pd.DataFrame:
+    return turn_ends(run, data_dir)
 
 
 def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
                     features=None) -> pa.Table:
-    """Compute one setting's posterior rows (no writing: safe in worker processes)."""
-    f = features if features is not None else _cached_features(run, hyp_name, data_dir)
-    return posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run)
+    """Compute one setting's posterior rows (no writing: safe in worker processes). A recogniser that observes
+    the extended kinds (`khan2013`) loads its own features."""
+    if recogniser.extended:
+        f = _cached_features(run, hyp_name, data_dir, True)
+    else:
+        f = features if features is not None else _cached_features(run, hyp_name, data_dir)
+    return posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
+                          _cached_turn_ends(run, data_dir), recogniser.prior(f.hyp))
 
 
 def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | None = None) -> dict[str, int]:
@@ -107,12 +160,20 @@ def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6",
         store_posteriors(run, rec.setting, table, data_dir)
 
 
-def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] | None = None) -> pd.DataFrame:
-    """Card-level metrics per (setting, game, player, grid point), with truth, winner flag and agent."""
+CLOCKS = {"window": "fraction", "game": "game"}  # checkpoint definitions -> the posterior rows they read
+
+
+def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] | None = None,
+                   clock: str = "window") -> pd.DataFrame:
+    """Card-level metrics per (setting, game, player, point), with truth, winner flag and agent. `clock`: points
+    are fractions of the player's observation window (5% grid) or of the game's turn ends (checkpoints)."""
+    if clock not in CLOCKS:
+        raise ValueError(f"unknown checkpoint clock {clock!r}; known: {sorted(CLOCKS)}")
     where = "" if not settings else f" AND setting IN ({', '.join('?' for _ in settings)})"
     post = query("SELECT setting, hypotheses, game_id, player, point, explanation, prob FROM posteriors "
-                 "WHERE run = ? AND point_kind = 'fraction'" + where +
-                 " ORDER BY setting, game_id, player, point, explanation", [run] + (settings or []), data_dir)
+                 "WHERE run = ? AND point_kind = ?" + where +
+                 " ORDER BY setting, game_id, player, point, explanation", [run, CLOCKS[clock]] + (settings or []),
+                 data_dir)
     if post.empty:
         raise DataError(f"no posteriors for run {run!r}: run `riskcore recognize --run {run}` first")
     from riskcore.board import load_board
@@ -142,9 +203,21 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
 
 
 def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] = ("uniform", "goal"),
-             n_boot: int = 1000) -> pd.DataFrame:
-    """Write `recognition_metrics` and `recognition_paired` for every recogniser setting of the run."""
-    per = player_metrics(run, data_dir)
+             n_boot: int = 1000, clocks: tuple[str, ...] = ("window",)) -> pd.DataFrame:
+    """Write `recognition_metrics` and `recognition_paired` for every recogniser setting of the run, at the
+    checkpoints of each clock in `clocks` (column `clock`: `window`, the player's observation window, or `game`,
+    the game's turn ends with setup turns, the reference's "% of game")."""
+    parts = [_evaluate_clock(run, data_dir, baselines, n_boot, clock) for clock in clocks]
+    metrics = pd.concat([m for m, _ in parts], ignore_index=True)
+    paired_df = pd.concat([p for _, p in parts], ignore_index=True)
+    store_frames({"recognition_metrics": metrics, "recognition_paired": paired_df}, "metrics", {"run": run},
+                 data_dir)
+    return metrics
+
+
+def _evaluate_clock(run: str, data_dir: Path | None, baselines: tuple[str, ...], n_boot: int, clock: str
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    per = player_metrics(run, data_dir, clock=clock)
     at_checkpoints = per[np.isin(per.point, CHECKPOINTS)].copy()
     at_checkpoints["outcome"] = np.where(at_checkpoints.won, "winners", "losers")
     parts = [summarise(at_checkpoints.drop(columns="convergence"), ["setting", "point"], n_boot=n_boot)
@@ -172,9 +245,9 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     paired_df = pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame()
     if not paired_df.empty:
         paired_df.insert(0, "run", run)
-    store_frames({"recognition_metrics": metrics, "recognition_paired": paired_df}, "metrics", {"run": run},
-                 data_dir)
-    return metrics
+        paired_df.insert(1, "clock", clock)
+    metrics.insert(1, "clock", clock)
+    return metrics, paired_df
 
 
 def top1_table(metrics: pd.DataFrame, metric: str = "top1", subset: str = "all", index: str = "setting"

@@ -36,10 +36,13 @@ def normalise(log_scores: np.ndarray) -> np.ndarray:
     return np.exp(log_scores - logsumexp(log_scores, axis=-1, keepdims=True))
 
 
-def cumulative_posterior(f: Features, loglik: np.ndarray, starts: np.ndarray | None = None) -> np.ndarray:
-    """(N, E) P(e | obs_1..i) for every row i: prior times the product of the sequence's likelihoods so far."""
+def cumulative_posterior(f: Features, loglik: np.ndarray, starts: np.ndarray | None = None,
+                         prior: np.ndarray | None = None) -> np.ndarray:
+    """(N, E) P(e | obs_1..i) for every row i: prior (default: the hypotheses') times the product of the
+    sequence's likelihoods so far."""
     starts = group_starts(f) if starts is None else starts
-    return normalise(np.log(f.hyp.prior)[None, :] + grouped_cumsum(loglik, starts))
+    prior = f.hyp.prior if prior is None else prior
+    return normalise(np.log(prior)[None, :] + grouped_cumsum(loglik, starts))
 
 
 def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool = True,

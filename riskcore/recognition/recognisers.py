@@ -4,7 +4,8 @@
 |---|---|---|
 | `uniform` | | the prior |
 | `goal` | temperature | goal completion (`baselines.goal_posterior`) |
-| `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam | PHATT with equal / simple / proportional weights (`phatt`) |
+| `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam, intdiv | PHATT: equal / simple / proportional weights, or the
+reference implementation's own update, `khan2013` (`phatt`) |
 | `inverse` | beta, focus, eps | Bayesian inverse planning with the mission agent (`inverse`) |
 | `classifier` | C, train (runs) | multinomial logistic regression on trace features, trained on other seeds |
 
@@ -23,6 +24,7 @@ import numpy as np
 from riskcore.params import Spec, check_types, parse
 from riskcore.recognition.baselines import goal_posterior, uniform_posterior
 from riskcore.recognition.features import KINDS, Features, load_features
+from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum
@@ -115,6 +117,16 @@ class Recogniser:
             text += f" [{KIND_GROUPS.get(tuple(self.kinds), '+'.join(self.kinds))}]"
         return text
 
+    @property
+    def extended(self) -> bool:
+        """Observes setup placements and move-ins too (the reference implementation's `khan2013`)."""
+        return self.weights is not None and self.weights.uses_extended_view
+
+    def prior(self, hyp: Hypotheses) -> np.ndarray:
+        """The prior over explanations: the hypotheses' (uniform over cards), or uniform over explanations for
+        `khan2013`, as the reference implementation had it."""
+        return np.full(hyp.size, 1.0 / hyp.size) if self.extended else hyp.prior
+
     def _only_kinds(self, f: Features, ll: np.ndarray) -> np.ndarray:
         if self.kinds is None:
             return ll
@@ -130,7 +142,8 @@ class Recogniser:
         if self.name == "goal":
             return goal_posterior(f, p["temperature"])
         if self.name == "phatt":
-            return cumulative_posterior(f, self._only_kinds(f, phatt_loglik(f, self.weights)), starts)
+            return cumulative_posterior(f, self._only_kinds(f, phatt_loglik(f, self.weights)), starts,
+                                        self.prior(f.hyp))
         if self.name == "inverse":
             return inverse_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["focus"], p["eps"],
                                      self._only_kinds)
@@ -150,6 +163,8 @@ def _phatt_label(w: PhattWeights) -> str:
         return "PHATT equal"
     if w.scheme == "proportional":
         return f"PHATT proportional (lam {w.lam:g})"
+    if w.scheme == "khan2013":
+        return "PHATT khan2013 (reference code" + (", integer T/O)" if w.intdiv else ")")
     extra = [f"{k} {v:g}" for k, v in params.items() if "." in k]
     return f"PHATT {w.scheme} ({params['c']:g} / {params['i']:g}" + "".join(f", {x}" for x in extra) + ")"
 

@@ -163,3 +163,73 @@ def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
                 assert np.allclose(ll[idx], ref, atol=1e-9, rtol=0), (game, seq, row.kind)
                 checked += 1
     assert checked > 200
+
+
+# ---- khan2013: the reference implementation's update ----------------------------------------------------------
+def test_khan2013_hand_worked(two_explanations):
+    """Player 0 owns N1-N3 and E1 (O = 4) with 3 attack options (N1-S3, E1-E2, E1-E4). Reinforcing E1 is inside
+    both explanations (x 1). Taking S3: North+East is inconsistent, C = 2 (E2, E4): base = (1 - 0.02 x 2) / 3;
+    East+South is consistent, C = 3 = N, so its bonus w (1 - C/N) T/O is 0: base = (1 - 0.02 x 3) / 3. Moving
+    into S3: x 0.98 for North+East only. Player 1 loses S3, inside East+South only: x 0.98 there."""
+    parts = extract_game(_hand_trace(), 2, two_explanations, extended=True)
+    f = features_from_parts(parts, two_explanations)
+    w = PhattWeights.from_params({"scheme": "khan2013"})
+    post = cumulative_posterior(f, phatt_loglik(f, w))
+    mine = f.obs.player.to_numpy() == 0
+    assert list(f.obs.kind[mine]) == ["reinforce", "attack_won", "occupy"]
+    a, b = 0.96 / 3 * 0.98, 0.94 / 3
+    assert post[mine][0, 0] == pytest.approx(0.5)
+    assert post[mine][2, 0] == pytest.approx(a / (a + b), abs=1e-12)
+    theirs = post[~mine]
+    assert list(f.obs.kind[~mine]) == ["defend_lost"] and theirs[0, 0] == pytest.approx(1 / 1.98, abs=1e-12)
+
+
+def test_extended_kinds_only_in_the_extended_view(two_explanations, features, small_run):
+    plain = features_from_parts(extract_game(_hand_trace(), 2, two_explanations), two_explanations)
+    assert "occupy" not in set(plain.obs.kind)
+    extended = load_features("mixed", "cards6", small_run, extended=True)
+    assert {"place", "occupy"} <= set(extended.obs.kind) and not {"place", "occupy"} & set(features.obs.kind)
+    # the standard view is the extended one without those rows, in the same order
+    keep = ~extended.obs.kind.isin(["place", "occupy"]).to_numpy()
+    assert (extended.obs.seq.to_numpy()[keep] == features.obs.seq.to_numpy()).all()
+
+
+def _khan_row(kind, inside, c, n, t, o, intdiv):
+    """One factor of the reference update, written out per row."""
+    if kind in ("reinforce", "place", "fortify", "occupy"):
+        return 1.0 if inside else 0.98
+    if kind == "defend_won":
+        return 1.02 if inside else 1.0
+    if kind == "defend_lost":
+        return 0.98 if inside else 1.0
+    if kind == "attack_lost":
+        base = (1 - 0.01 * c) / n
+        return base + 0.01 if inside else base
+    if kind == "attack_won":
+        c, t = max(c, 1), max(t, 1)
+        base = (1 - 0.02 * c) / n
+        share = t // o if intdiv else t / o
+        return base + 0.02 * (1 - c / n) * share if inside else base
+    return 1.0
+
+
+@pytest.mark.parametrize("intdiv", [0, 1])
+def test_khan2013_agrees_with_a_per_row_reference(small_run, intdiv):
+    f = load_features("mixed", "cards6", small_run, extended=True)
+    ll = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "intdiv": intdiv}))
+    rng = np.random.default_rng(0)
+    for r in rng.choice(f.n, 400, replace=False):
+        kind = f.obs.kind.iat[r]
+        for e in range(f.hyp.size):
+            inside = (not f.consistent[r, e]) if kind == "defend_lost" else bool(f.consistent[r, e])
+            want = _khan_row(kind, inside, f.attack_in[r, e], f.obs.n_attack.iat[r], f.owned_in[r, e],
+                             f.obs.n_owned.iat[r], intdiv)
+            assert ll[r, e] == pytest.approx(np.log(max(want, 1e-12)), abs=1e-12), (kind, r, e)
+
+
+def test_khan2013_integer_division_only_changes_conquests_with_outside_territory(small_run):
+    f = load_features("mixed", "cards6", small_run, extended=True)
+    exact = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013"}))
+    floor = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "intdiv": 1}))
+    differs = np.flatnonzero((np.abs(exact - floor) > 1e-15).any(axis=1))
+    assert len(differs) > 0 and set(f.obs.kind.iloc[differs]) == {"attack_won"}

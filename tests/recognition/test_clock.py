@@ -1,0 +1,87 @@
+"""The reference's scheme through the pipeline: its own features and prior, and the game-clock checkpoints
+(shares of the game's turn ends, setup turns included) beside the observation-window ones."""
+
+import numpy as np
+import pytest
+
+from riskcore.cli import main
+from riskcore.db import query
+from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, evaluate, recognize, turn_ends
+from riskcore.recognition.recognisers import Recogniser
+
+KHAN = Recogniser.from_spec("phatt:scheme=khan2013")
+SIMPLE = Recogniser.from_spec("phatt")
+
+
+@pytest.fixture(scope="module")
+def recognised(small_run):
+    ensure_features("mixed", "cards6", small_run, workers=1, progress=False)
+    for rec in (KHAN, SIMPLE):
+        recognize("mixed", rec, data_dir=small_run, progress=False)
+    evaluate("mixed", small_run, n_boot=50, clocks=("window", "game"))
+    return small_run
+
+
+def _posteriors(data, setting, kind):
+    return query("SELECT game_id, player, point, n_seen, explanation, prob FROM posteriors WHERE run = 'mixed' "
+                 "AND setting = ? AND point_kind = ? ORDER BY game_id, player, point, explanation",
+                 [setting, kind], data)
+
+
+def test_khan2013_spec_and_its_errors():
+    assert Recogniser.from_spec("phatt:scheme=khan2013:intdiv=1").setting == "phatt:scheme=khan2013:intdiv=1"
+    assert KHAN.extended and not SIMPLE.extended
+    with pytest.raises(ValueError, match="intdiv is 0 or 1 and belongs to scheme=khan2013"):
+        Recogniser.from_spec("phatt:scheme=simple:intdiv=1")
+    with pytest.raises(ValueError, match="intdiv is 0 or 1"):
+        Recogniser.from_spec("phatt:scheme=khan2013:intdiv=2")
+
+
+def test_turn_ends_count_setup_turns_and_every_later_turn(small_run):
+    ends = turn_ends("mixed", small_run).groupby("game_id").size()
+    places = query("SELECT game_id, count(*) AS n FROM events WHERE run = 'mixed' AND kind = 'place' AND turn = 0 "
+                   "GROUP BY game_id ORDER BY game_id", None, small_run).set_index("game_id").n
+    turns = query("SELECT game_id, turns FROM games WHERE run = 'mixed' ORDER BY game_id", None,
+                  small_run).set_index("game_id").turns
+    assert (ends == places + turns).all()
+
+
+def test_game_clock_rows(recognised):
+    for rec in (KHAN, SIMPLE):
+        game = _posteriors(recognised, rec.setting, "game")
+        window = _posteriors(recognised, rec.setting, "fraction")
+        assert sorted(np.round(game.point.unique(), 2)) == list(CHECKPOINTS)
+        # at the end of the game both clocks see every observation
+        end_g = game[np.isclose(game.point, 1.0)].prob.to_numpy()
+        end_w = window[np.isclose(window.point, 1.0)].prob.to_numpy()
+        assert np.allclose(end_g, end_w)
+    # a tenth of the game is still setup: the standard view has seen nothing (its prior), khan2013 the placements
+    early = _posteriors(recognised, SIMPLE.setting, "game")
+    early = early[np.isclose(early.point, 0.1)]
+    assert (early.n_seen == 0).all() and np.allclose(early.prob.to_numpy().reshape(-1, 12).sum(axis=1), 1)
+    khan = _posteriors(recognised, KHAN.setting, "game")
+    assert (khan[np.isclose(khan.point, 0.1)].n_seen > 0).all()
+
+
+def test_khan2013_prior_is_uniform_over_explanations(recognised):
+    first = query("SELECT explanation, prob FROM posteriors WHERE run = 'mixed' AND setting = ? "
+                  "AND point_kind = 'game' AND n_seen = 0 ORDER BY game_id, player, point, explanation",
+                  [SIMPLE.setting], recognised)
+    prior = first.prob.to_numpy()[:12]
+    assert prior.max() / prior.min() == pytest.approx(4.0)  # the cards' prior: a "+ third" card's 4 share it
+    assert np.allclose(KHAN.prior(_hyp()), 1 / 12) and np.allclose(SIMPLE.prior(_hyp()), _hyp().prior)
+
+
+def _hyp():
+    from riskcore.board import load_board
+    from riskcore.recognition.hypotheses import build_hypotheses
+
+    return build_hypotheses(load_board("classic"))
+
+
+def test_metrics_per_clock_and_the_cli(recognised, capsys):
+    m = query("SELECT DISTINCT clock, setting FROM recognition_metrics WHERE run = 'mixed'", None, recognised)
+    assert {(c, s) for c, s in zip(m.clock, m.setting)} >= {("window", KHAN.setting), ("game", KHAN.setting)}
+    assert main(["evaluate", "--run", "mixed", "--bootstrap", "20", "--checkpoints", "game",
+                 "--data-dir", str(recognised)]) == 0
+    assert "share of the game's turn ends" in capsys.readouterr().out
