@@ -17,7 +17,7 @@ AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report timing data summary recognition sweeps agents search search-full scorer genetic \
+.PHONY: help venv test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer genetic \
 	notebooks bench fuzz lab golden clean-data
 
 help: ## list the targets
@@ -46,6 +46,10 @@ summary: venv ## write the summary figure and table under reports/
 
 recognition: venv ## mission recognition experiment: train/test runs at 4 focus levels -> reports/recognition.md
 	$(STEP) recognition -- $(BIN)/riskcore experiment recognition --games $(REC_GAMES) --bootstrap $(BOOT)
+
+GEN_GAMES ?= $(if $(QUICK),12,150)
+generalisation: venv ## recognisers on agent families they were not fitted on, and on the Domination corpus
+	$(STEP) generalisation -- $(BIN)/riskcore experiment generalisation --games $(GEN_GAMES) --bootstrap $(BOOT)
 
 sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the data was regenerated)
 	$(STEP) sweep-phatt-weights -- $(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
@@ -83,7 +87,7 @@ genetic: venv ## genetic tuning at the reference sizes (about 4,600 minimax game
 notebooks: venv ## execute the analysis notebooks and build reports/report.html
 	$(STEP) notebooks -- $(BIN)/riskcore report $(if $(QUICK),--quick)
 
-report: timing data summary recognition sweeps agents search notebooks ## set everything up and run the main job end to end
+report: timing data summary recognition generalisation sweeps agents search notebooks ## set everything up and run the main job end to end
 	$(BIN)/python -m riskcore.experiments.steps write
 	@echo "report: $${RISKCORE_REPORTS:-reports}/report.html; time per step: $${RISKCORE_REPORTS:-reports}/benchmarks/make-report.md"
 

@@ -128,10 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "with setup turns (the reference's %% of game)")
     _data_dir(v)
 
-    x = add("experiment", help="run a named experiment end to end (recognition or search)")
-    x.add_argument("name", choices=["recognition", "search"])
-    x.add_argument("--games", type=_positive, default=1000,
-                   help="recognition: games per run (train and test, each focus); search: GB agent games")
+    x = add("experiment", help="run a named experiment end to end (recognition, generalisation or search)")
+    x.add_argument("name", choices=["recognition", "generalisation", "search"])
+    x.add_argument("--games", type=_positive, default=None,
+                   help="recognition: games per run (train and test, each focus; default 1000); generalisation: "
+                        "games per agent family (default 150, a fifth for the search agents); search: GB agent "
+                        "games (default 200)")
     x.add_argument("--positions", type=_positive, default=200, help="search: positions per player count")
     x.add_argument("--lookahead", type=_positive, default=4,
                    help="search: look-ahead in turns of every search on every position")
@@ -313,15 +315,23 @@ def cmd_experiment(a) -> None:
 
         if a.deep_positions < 0:
             raise ValueError(f"--deep-positions must be 0 or more, got {a.deep_positions}")
-        tables = run_search_experiment(a.positions, a.lookahead, a.deep_positions, agent_games=a.games, seed=a.seed,
+        tables = run_search_experiment(a.positions, a.lookahead, a.deep_positions, agent_games=a.games or 200,
+                                       seed=a.seed,
                                        data_dir=a.data_dir, workers=a.workers, dask=a.dask, progress=not a.quiet,
                                        use_cache=not a.no_cache)
         print(tables["search_accuracy"].to_string(index=False))
         print(tables["search_agent"].to_string(index=False))
         return
+    if a.name == "generalisation":
+        from riskcore.experiments.generalisation import run_experiment as run_generalisation
+
+        print(run_generalisation(a.games or 150, a.seed + 5000, a.data_dir, a.workers, a.dask, not a.quiet,
+                                 a.bootstrap, a.out_dir))
+        return
     from riskcore.experiments.recognition import run_experiment
 
-    path = run_experiment(a.games, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap, a.out_dir)
+    path = run_experiment(a.games or 1000, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap,
+                          a.out_dir)
     print(path)
 
 

@@ -52,3 +52,30 @@ def test_constrained_mission_agent_attacks_only_mission_targets():
     for seed in range(15):
         play_game(GameConfig(), ["mission:focus=1", "mission", "mission", "mission"], seed, observer=watch)
     assert seen and all(seen)
+
+
+@pytest.mark.parametrize("agent", ["bsr", "expert", "domination"])
+def test_a_mission_weight_turns_a_domination_agent_towards_its_mission(agent):
+    from riskcore.actions import Attack
+    from riskcore.agents.heuristic import mission_targets
+
+    def share_on_targets(spec: str) -> float:
+        seen = []
+
+        def watch(state, action):
+            if isinstance(action, Attack) and state.current == 0:
+                targets = mission_targets(PlayerView(state, 0))
+                if targets is not None:
+                    seen.append(bool(targets[action.dst]))
+
+        for seed in range(8):
+            play_game(GameConfig(), [spec, "mission", "mission", "mission"], seed, observer=watch)
+        return float(np.mean(seen))
+
+    blind, following = share_on_targets(agent), share_on_targets(f"{agent}:mission_weight=2")
+    assert following > blind + 0.05, (blind, following)
+
+
+def test_a_negative_mission_weight_is_refused():
+    with pytest.raises((AgentSpecError, ValueError), match="mission_weight"):
+        make_agent("bsr:mission_weight=-1", 0, np.random.default_rng(0))

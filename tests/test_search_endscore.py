@@ -74,7 +74,7 @@ def test_turn_ends_are_distinct_and_each_replays_from_its_actions():
     m = Model(load_board("small"), 3, 2)
     for s in positions(4, 3, 5):
         x = m.apply(s, m.placements(s)[0])
-        ends = turn_ends(m, x)
+        ends, _ = turn_ends(m, x)
         assert len({z.key() for z, _ in ends}) == len(ends)
         for z, actions in ends:
             y = x
@@ -107,7 +107,7 @@ def test_exact_own_ends_take_the_end_exact_search_values_most_and_count_its_whol
         end, actions = gb.simulate(s, goal, after=1)
         x = m.apply(s, ("place", goal.target))
         before = m.generated
-        ends = turn_ends(m, x)
+        ends, _ = turn_ends(m, x)
         walk = m.generated - before
         trees = [MaxN(m) for _ in ends]
         values = {i: float(ab.value(z, 1)[p]) for i, (ab, (z, _)) in enumerate(zip(trees, ends))}
@@ -135,7 +135,7 @@ def test_a_shortlist_searches_only_the_scorers_best_ends_exactly():
         p = s.to_move
         goal = _first_strike(GBSearch(m, p, GoalPolicy(kinds=STRIKES)), s)
         x = m.apply(s, ("place", goal.target))
-        ends = turn_ends(m, x)
+        ends, _ = turn_ends(m, x)
         own = [end_features(m, z, p)[0] for z, _ in ends]
         top = sorted(sorted(range(len(ends)), key=lambda i: -own[i])[:2])  # stable: ties keep the walk's order
         trees = {i: MaxN(m) for i in top}
@@ -181,7 +181,7 @@ def test_the_scorer_picks_the_first_best_scored_end():
     w[F["border_ratio_min"]] = 1.0
     scorer = EndScorer({2: (w, np.zeros(len(FEATURES)), np.ones(len(FEATURES)))})
     end, actions = scorer.best_end(m, x, s.to_move, 5)  # 5 turns after: the deepest model (k = 2)
-    ends = turn_ends(m, x)
+    ends, _ = turn_ends(m, x)
     ratios = {i: end_features(m, z, s.to_move)[F["border_ratio_min"]] for i, (z, _) in enumerate(ends)}
     assert end.key() == ends[first_best(ratios)][0].key() and actions == ends[first_best(ratios)][1]
 
@@ -272,7 +272,7 @@ def test_ranked_turns_are_every_distinct_end_of_the_whole_turn_best_scored_first
     m = Model(load_board("small"), 3, 2)
     for s in positions(3, 3, 14):
         p = s.to_move
-        ends = turn_ends(m, s)  # from the placement: the whole turn
+        ends, _ = turn_ends(m, s)  # from the placement: the whole turn
         gb = GBSearch(m, p, GoalPolicy(kinds=(f"ranked:{len(ends) + 2}",)), OWN_VALUE)
         options = gb.choices(s, 3)
         assert options == ranked_goals(len(ends))  # as many ranked turns as the turn has distinct ends
@@ -326,7 +326,7 @@ def test_a_ranked_goal_outside_gb_search_says_it_needs_the_scorer():
     m = Model(load_board("small"), 2, 2)
     s = positions(1, 2, 16)[0]
     assert Goal("ranked", 0).applicable(m, s, s.to_move)
-    assert not Goal("ranked", len(turn_ends(m, s))).applicable(m, s, s.to_move)
+    assert not Goal("ranked", len(turn_ends(m, s)[0])).applicable(m, s, s.to_move)
     for call in (Goal("ranked", 0).plan, Goal("ranked", 0).next_action):
         with pytest.raises(ValueError, match="ranked:0 needs the learned end scorer"):
             call(m, s, s.to_move)

@@ -17,8 +17,8 @@ from riskcore.agents.drafting import bsr_allocation
 class BsrAgent(DominationAgent):
     name = "bsr"
 
-    def __init__(self, player: int, rng: np.random.Generator, threshold: float = 0.6):
-        super().__init__(player, rng, threshold=threshold)
+    def __init__(self, player: int, rng: np.random.Generator, threshold: float = 0.6, mission_weight: float = 0.0):
+        super().__init__(player, rng, threshold=threshold, mission_weight=mission_weight)
         self._plan: list[tuple[int, int]] = []
 
     def reinforce(self, view: PlayerView) -> Action:

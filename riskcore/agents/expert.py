@@ -20,8 +20,9 @@ from riskcore.cards import find_sets
 class ExpertAgent(HeuristicAgent):
     name = "expert"
 
-    def __init__(self, player: int, rng: np.random.Generator, min_trade: int = 8, threshold: float = 0.55):
-        super().__init__(player, rng, threshold=threshold)
+    def __init__(self, player: int, rng: np.random.Generator, min_trade: int = 8, threshold: float = 0.55,
+                 mission_weight: float = 0.0):
+        super().__init__(player, rng, threshold=threshold, mission_weight=mission_weight)
         self.min_trade = int(min_trade)
 
     def target_continent(self, view: PlayerView) -> int:

@@ -34,14 +34,27 @@ def conquer_odds(attackers: np.ndarray, defenders: np.ndarray) -> np.ndarray:
 class HeuristicAgent(Agent):
     name = "heuristic"
 
-    def __init__(self, player: int, rng: np.random.Generator, threshold: float = 0.6):
+    def __init__(self, player: int, rng: np.random.Generator, threshold: float = 0.6, mission_weight: float = 0.0):
         super().__init__(player, rng)
         if not 0 <= threshold <= 1:
             raise ValueError(f"{self.name}: threshold must be in [0, 1], got {threshold}")
+        if not mission_weight >= 0:
+            raise ValueError(f"{self.name}: mission_weight must be non-negative, got {mission_weight}")
         self.threshold = threshold
+        self.mission_bias = float(mission_weight)
 
     def values(self, view: PlayerView) -> np.ndarray:
         raise NotImplementedError
+
+    def valued(self, view: PlayerView) -> np.ndarray:
+        """The agent's own territory values plus `mission_weight` on its mission's targets: a mission-following
+        variant of an agent written for domination play."""
+        value = self.values(view)
+        if self.mission_bias:
+            targets = mission_targets(view)
+            if targets is not None:
+                value = value + self.mission_bias * targets
+        return value
 
     def preferred_places(self, view: PlayerView) -> np.ndarray | None:
         """Optional mask of territories where placing armies is preferred (constrained play)."""
@@ -72,7 +85,7 @@ class HeuristicAgent(Agent):
         """The owned territory from which `extra` more armies best threaten a valuable enemy territory."""
         me, owner, armies = self.player, view.owner, view.armies
         src, dst = _edges(view.board)
-        value = self.values(view)
+        value = self.valued(view)
         front = (owner[src] == me) & (owner[dst] != me)
         n = view.board.n_territories
         score = np.zeros(n)
@@ -103,7 +116,7 @@ class HeuristicAgent(Agent):
             return EndAttack()
         s, d = src[ok], dst[ok]
         odds = conquer_odds(armies[s] - 1, armies[d])
-        value = self.values(view)[d]
+        value = self.valued(view)[d]
         # before the first conquest a card is at stake: any favourable attack is worth a little
         bonus = 0.0 if view.conquered_this_turn else 0.25
         score = (value + bonus * (value > 0)) * odds + self._noise(len(s))
@@ -141,7 +154,7 @@ class HeuristicAgent(Agent):
     def _claim(self, view: PlayerView) -> int:
         free = view.owner == -1
         adj_mine = view.board.adjacency[:, view.owner == self.player].any(axis=1)
-        score = self.values(view) + 0.5 * adj_mine + self._noise(len(free))
+        score = self.valued(view) + 0.5 * adj_mine + self._noise(len(free))
         score[~free] = -np.inf
         return int(np.argmax(score))
 

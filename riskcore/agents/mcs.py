@@ -46,8 +46,8 @@ class McsAgent(DominationAgent):
     name = "mcs"
 
     def __init__(self, player: int, rng: np.random.Generator, playouts: int = 24, horizon: int = 1,
-                 candidates: int = 3, threshold: float = 0.6):
-        super().__init__(player, rng, threshold=threshold)
+                 candidates: int = 3, threshold: float = 0.6, mission_weight: float = 0.0):
+        super().__init__(player, rng, threshold=threshold, mission_weight=mission_weight)
         if playouts < 1 or horizon < 1 or candidates < 1:
             raise ValueError("mcs: playouts, horizon and candidates must be at least 1")
         self.playouts, self.horizon, self.candidates = int(playouts), int(horizon), int(candidates)
@@ -59,7 +59,7 @@ class McsAgent(DominationAgent):
         if not ok.any():
             return [EndAttack()]
         s, d = src[ok], dst[ok]
-        score = self.values(view)[d] * conquer_odds(armies[s] - 1, armies[d])
+        score = self.valued(view)[d] * conquer_odds(armies[s] - 1, armies[d])
         best = np.argsort(-score, kind="stable")[: self.candidates]
         return [EndAttack()] + [Attack(int(s[i]), int(d[i]), None, 0) for i in best if score[i] > 0]
 

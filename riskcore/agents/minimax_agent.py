@@ -11,6 +11,7 @@ import numpy as np
 from riskcore.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.bsr import BsrAgent
+from riskcore.agents.heuristic import mission_targets
 from riskcore.agents.minimax_search import END, MAX_ATTACKS, Search, SearchNode
 
 
@@ -18,8 +19,8 @@ class MinimaxAgent(BsrAgent):
     name = "minimax"
 
     def __init__(self, player: int, rng: np.random.Generator, w1: float = 1.0, w2: float = 1.0, w3: float = 1.0,
-                 w4: float = 1.0, depth: int = 3, width: int = 6):
-        super().__init__(player, rng)
+                 w4: float = 1.0, depth: int = 3, width: int = 6, mission_weight: float = 0.0):
+        super().__init__(player, rng, mission_weight=mission_weight)
         if depth < 1 or width < 1:
             raise ValueError(f"minimax: depth and width must be at least 1, got {depth}, {width}")
         self.weights = np.array([w1, w2, w3, w4], dtype=float)
@@ -35,7 +36,9 @@ class MinimaxAgent(BsrAgent):
             self._turn, self._attacks = view.turn, 0
         if self._attacks >= MAX_ATTACKS:
             return EndAttack()
-        search = Search(view.board, self.player, self.weights, view.n_players, self.depth, self.width)
+        targets = mission_targets(view) if self.mission_bias else None
+        search = Search(view.board, self.player, self.weights, view.n_players, self.depth, self.width, targets,
+                        self.mission_bias)
         node = SearchNode(np.array(view.owner), np.array(view.armies), self.player, self._attacks)
         move, _ = search.best_move(node)
         if move is END:

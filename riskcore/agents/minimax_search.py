@@ -9,6 +9,7 @@ Model (simplified):
 Leaf value for player p (weights w, features in [0, 1]):
     w1 territory share + w2 army share + w3 mean defensive ratio on p's borders
     + w4 (1 - mean share of enemy neighbours over p's territories)
+    [+ mission_weight x share of the mission's target territories p owns: the mission-following variant]
 with defensive ratio(x) = armies(x) / (armies(x) + enemy armies adjacent to x).
 
 Search: depth-limited paranoid alpha-beta (Sturtevant & Korf 2000): the root player maximises its leaf value;
@@ -74,10 +75,15 @@ class Search:
     n_players: int
     depth: int = 3
     width: int = 6
+    targets: np.ndarray | None = None  # the root player's mission targets (bool mask), valued at mission_weight
+    mission_weight: float = 0.0
     nodes: int = field(default=0, init=False)
 
     def value(self, node: SearchNode) -> float:
-        return float(dot(self.weights, features(self.board, node.owner, node.armies, self.root)))
+        value = float(dot(self.weights, features(self.board, node.owner, node.armies, self.root)))
+        if self.mission_weight and self.targets is not None:
+            value += self.mission_weight * float((node.owner[self.targets] == self.root).mean())
+        return value
 
     def moves(self, node: SearchNode) -> list:
         if node.attacks_made >= MAX_ATTACKS:

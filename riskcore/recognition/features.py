@@ -49,7 +49,7 @@ EVENT_COLUMNS = ("game_id", "seq", "turn", "player", "kind", "src", "dst", "armi
                  "defender_losses", "conquered", "opponent", "stop_at")
 _ODDS = win_probability_table(64)
 _CAP = _ODDS.shape[0] - 1
-CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_chosen")
+CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_continent", "c_chosen")
 
 
 @dataclass
@@ -138,6 +138,20 @@ class Extractor:
                            ("fortify_in", fort_in), ("member_size", size), ("consistent", consistent)):
             out[key].append(value)
 
+    def continent_values(self, p: int) -> np.ndarray:
+        """A mission-blind player's value of each territory (the `domination` agent's): its continent's value,
+        0.5 + the share p owns x the continent's bonus (relative to the largest), + 0.5 when an opponent holds the
+        whole continent; scaled to a maximum of 1."""
+        board = self.hyp.board
+        owned = board.continent_mask @ (self.owner == p) / board.continent_mask.sum(axis=1)
+        value = 0.5 + owned * board.continent_bonus / board.continent_bonus.max()
+        for c in range(board.n_continents):
+            holders = np.unique(self.owner[board.continent_mask[c]])
+            if len(holders) == 1 and holders[0] not in (p, -1):
+                value[c] += 0.5
+        per_territory = value[board.continent_of]
+        return per_territory / per_territory.max()
+
     def candidates(self, ev, p: int, i: int, chosen: int, extra: int, attack: bool) -> None:
         """Decision candidates: attack pairs (src, dst), or territories to reinforce with `extra` armies."""
         owner, armies, e_src, e_dst, n = self.owner, self.armies, self.e_src, self.e_dst, self.n
@@ -147,6 +161,7 @@ class Extractor:
         s_, d_ = e_src[front], e_dst[front]
         odds = _ODDS[np.minimum(armies[s_] - 1 + extra, _CAP), np.minimum(armies[d_], _CAP)]
         bits = (self.hyp.membership(owner)[:, d_] * self.bit_values[:, None]).sum(axis=0)
+        continent = self.continent_values(p)[d_]
         if attack:
             cand, is_chosen = np.arange(len(s_)), (s_ * n + d_) == chosen
         else:  # every owned territory is a candidate; interior ones score nothing
@@ -155,6 +170,7 @@ class Extractor:
             s_ = np.r_[s_, inner]
             odds = np.r_[odds, np.zeros(len(inner))]
             bits = np.r_[bits, np.zeros(len(inner), dtype=np.int64)]
+            continent = np.r_[continent, np.zeros(len(inner))]
             cand, is_chosen = s_, s_ == chosen
         if not is_chosen.any():
             return
@@ -167,6 +183,7 @@ class Extractor:
         out["c_cand"].extend(cand.tolist())
         out["c_odds"].extend(odds.tolist())
         out["c_bits"].extend(bits.tolist())
+        out["c_continent"].extend(continent.tolist())
         out["c_chosen"].extend(is_chosen.tolist())
 
     def feed(self, ev: dict[str, np.ndarray], cut: int | None = None, final: bool = True) -> None:
@@ -303,6 +320,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "game_id": pa.array(parts["c_game_id"], pa.int32()), "player": pa.array(parts["c_player"], pa.int8()),
         "seq": pa.array(parts["c_seq"], pa.int32()), "cand": pa.array(parts["c_cand"], pa.int32()),
         "odds": pa.array(parts["c_odds"], pa.float32()), "bits": pa.array(parts["c_bits"], pa.int32()),
+        "continent": pa.array(parts["c_continent"], pa.float32()),
         "chosen": pa.array(parts["c_chosen"], pa.bool_())})
     return {"rec_observations": obs, "rec_pending": pend, "rec_candidates": cands}
 

@@ -35,6 +35,7 @@ class Candidates:
 
     odds: np.ndarray
     bits: np.ndarray
+    continent: np.ndarray  # a mission-blind player's value of each row's target (`Extractor.continent_values`)
     chosen: np.ndarray
     cand_start: np.ndarray  # row where each candidate starts (+ sentinel)
     decision_start: np.ndarray  # candidate index where each decision starts (+ sentinel)
@@ -63,10 +64,22 @@ class Candidates:
             self._scores[key] = (cand_score, chosen_cand)
         return self._scores[key]
 
+    def free_scores(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """(candidates x 1) scores of a mission-blind model of play: `greedy` (best conquest odds, every territory
+        alike) or `continent` (odds x the target's continent value), and whether each candidate was chosen."""
+        key = (model,)
+        if key not in self._scores:
+            value = self.odds if model == "greedy" else self.odds * self.continent
+            starts = self.cand_start[:-1]
+            score = np.maximum.reduceat(value, starts)[:, None]
+            chosen_cand = np.logical_or.reduceat(self.chosen, starts)
+            self._scores[key] = (score, chosen_cand)
+        return self._scores[key]
+
 
 def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Candidates:
     try:
-        df = query("SELECT game_id, player, seq, cand, odds, bits, chosen FROM rec_candidates "
+        df = query("SELECT game_id, player, seq, cand, odds, bits, continent, chosen FROM rec_candidates "
                    "WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, seq, cand",
                    [run, f.hyp.name], data_dir)
     except Exception as exc:
@@ -84,8 +97,8 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     obs_row = obs_index.get_indexer(dec_keys)
     if (obs_row < 0).any():
         raise DataError(f"decision candidates of run {run!r} do not match its observations")
-    return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.chosen.to_numpy(bool),
-                      cand_start, decision_start, obs_row)
+    return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.continent.to_numpy(np.float64),
+                      df.chosen.to_numpy(bool), cand_start, decision_start, obs_row)
 
 
 FOCUS_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -96,8 +109,14 @@ def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float 
     """(N, E) log P(obs_i | e) under the noisily rational mission-agent model."""
     if not beta >= 0 or not 0 <= focus <= 1 or not 0 <= eps < 1:
         raise ValueError(f"need beta >= 0, focus in [0, 1], eps in [0, 1); got {beta}, {focus}, {eps}")
-    e = f.hyp.size
-    cand_score, chosen_cand = c.candidate_scores(focus, e)
+    cand_score, chosen_cand = c.candidate_scores(focus, f.hyp.size)
+    return choice_loglik(f.n, c, cand_score, chosen_cand, beta, eps)
+
+
+def choice_loglik(n_rows: int, c: Candidates, cand_score: np.ndarray, chosen_cand: np.ndarray, beta: float,
+                  eps: float) -> np.ndarray:
+    """(n_rows, K) log P(chosen candidate) of each decision under softmax(beta score) with lapse `eps`, for K
+    score columns (explanations, or one for a mission-blind model); 0 on rows that are not decisions."""
     z = beta * cand_score
     d_start = c.decision_start[:-1]
     top = np.maximum.reduceat(z, d_start, axis=0)
@@ -108,7 +127,7 @@ def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float 
     soft = chosen_score - lse
     if eps > 0:
         soft = np.logaddexp(np.log(eps) - np.log(n_per)[:, None], np.log1p(-eps) + soft)
-    ll = np.zeros((f.n, e))
+    ll = np.zeros((n_rows, cand_score.shape[1]))
     ok = n_chosen == 1
     ll[c.obs_row[ok]] = soft[ok]
     return ll

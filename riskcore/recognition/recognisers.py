@@ -7,6 +7,8 @@
 | `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam, intdiv | PHATT: equal / simple / proportional weights, or the
 reference implementation's own update, `khan2013` (`phatt`) |
 | `inverse` | beta, focus, eps | Bayesian inverse planning with the mission agent (`inverse`) |
+| `mixture` | beta, eps, rho, temper | inverse planning over a mixture of models of play, goal-directed and mission-blind,
+the model inferred per player (`mixture`): for players of unknown style |
 | `classifier` | C, train (runs) | multinomial logistic regression on trace features, trained on other seeds |
 
 Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`).
@@ -26,18 +28,23 @@ from riskcore.recognition.baselines import goal_posterior, uniform_posterior
 from riskcore.recognition.features import KINDS, Features, load_features
 from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
+from riskcore.recognition.mixture import mixture_posterior
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum
 
-NAMES = ("uniform", "goal", "phatt", "inverse", "classifier")
+NAMES = ("uniform", "goal", "phatt", "inverse", "mixture", "classifier")
 # every parameter with its default (None: required); inverse's focus = -1 marginalises the player's focus over
 # inverse.FOCUS_GRID (unknown to the observer). `kinds` (every recogniser that accumulates evidence): only these
 # observation kinds carry evidence, an ablation.
 DEFAULTS: dict[str, dict[str, Any]] = {
     "uniform": {}, "goal": {"temperature": 0.1}, "phatt": {},
-    "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05}, "classifier": {"C": 1.0, "train": None}}
-EVIDENCE = ("phatt", "inverse")  # the recognisers `kinds` applies to
-TYPES = {"temperature": float, "beta": float, "focus": float, "eps": float, "C": float, "train": (str, tuple),
+    "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05},
+    "mixture": {"beta": 10.0, "eps": 0.05, "rho": 0.5, "temper": 1.0},
+    "classifier": {"C": 1.0, "train": None}}
+EVIDENCE = ("phatt", "inverse", "mixture")  # the recognisers `kinds` applies to
+TYPES = {"temperature": float, "beta": float, "focus": float, "eps": float, "rho": float, "temper": float,
+         "C": float,
+         "train": (str, tuple),
          "kinds": (str, tuple)}
 KIND_GROUPS = {("attack_won", "attack_lost"): "attacks only",
                ("attack_won", "attack_lost", "reinforce"): "attacks and reinforcements",
@@ -109,6 +116,9 @@ class Recogniser:
         elif self.name == "inverse":
             focus = "focus marginalised" if p["focus"] < 0 else f"focus {p['focus']:g}"
             text = f"inverse planning (beta {p['beta']:g}, eps {p['eps']:g}, {focus})"
+        elif self.name == "mixture":
+            text = (f"play-style mixture (beta {p['beta']:g}, eps {p['eps']:g}, rho {p['rho']:g}"
+                    + (f", temper {p['temper']:g})" if p["temper"] != 1 else ")"))
         elif self.name == "classifier":
             text = f"classifier (C {p['C']:g})"
         else:
@@ -147,6 +157,9 @@ class Recogniser:
         if self.name == "inverse":
             return inverse_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["focus"], p["eps"],
                                      self._only_kinds)
+        if self.name == "mixture":
+            return mixture_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["eps"], p["rho"],
+                                     p["temper"], self._only_kinds)
         if run in p["train"]:
             raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
         return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir), f)
