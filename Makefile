@@ -17,7 +17,7 @@ AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
 STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
-.PHONY: help venv test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer genetic \
+.PHONY: help venv browser-deps test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer genetic \
 	notebooks bench fuzz lab golden clean-data
 
 help: ## list the targets
@@ -104,8 +104,12 @@ fuzz: venv ## fuzz the rules: GAMES seeded games over random configurations, che
 golden: venv ## regenerate the golden traces after a deliberate rule change (bump ENGINE_VERSION)
 	RISKCORE_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_golden.py
 
-lab: venv ## open JupyterLab on the project's environment
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+browser-deps: ## Debian's chromium and chromedriver for the browser tests (installed when missing; needs root)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+
+lab: venv ## JupyterLab with the project's settings (.jupyter): notebooks/*.py open as notebooks on data/
+	JUPYTER_CONFIG_DIR=$(CURDIR)/.jupyter $(BIN)/jupyter lab
 
 clean-data: ## delete all generated data (keeps data/README.md)
 	find data -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +

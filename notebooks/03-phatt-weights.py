@@ -1,3 +1,21 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     codemirror_mode:
+#       name: ipython
+#       version: 3
+#     file_extension: .py
+#     mimetype: text/x-python
+#     name: python
+#     nbconvert_exporter: python
+#     pygments_lexer: ipython3
+#     version: 3.11.7
+# ---
+
 # %% [markdown]
 # # 03 · PHATT weights
 # The `phatt_weights` sweep: the inconsistent weight of each action kind (the others at 1.0 / 0.98), scored on the

@@ -1,3 +1,21 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     codemirror_mode:
+#       name: ipython
+#       version: 3
+#     file_extension: .py
+#     mimetype: text/x-python
+#     name: python
+#     nbconvert_exporter: python
+#     pygments_lexer: ipython3
+#     version: 3.11.7
+# ---
+
 # %% tags=["parameters"]
 default_focus: float = 0.8  # the mission agent's default focus
 dataset: str = "default"  # the descriptive dataset
@@ -20,7 +38,7 @@ from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIM
 from riskcore.recognition.recognisers import Recogniser
 
 STYLE = """<style>
-.jp-RenderedHTMLCommon table { font-size: 0.82em; table-layout: auto; max-width: 100%; }
+.jp-RenderedHTMLCommon table { font-size: 0.78em; display: block; max-width: 100%; overflow-x: auto; }
 .jp-RenderedHTMLCommon td, .jp-RenderedHTMLCommon th { padding: 0.2em 0.5em; }
 figure.rc { margin: 1.2em 0; } figure.rc img { max-width: 100%; height: auto; }
 figure.rc figcaption { font-size: 0.9em; color: #333; margin-top: 0.3em; }
@@ -84,10 +102,11 @@ uniform_ll = float(np.log(6))
 # ## Contents
 # 1. [The engine and the dataset](#The-engine-and-the-dataset)
 # 2. [Mission recognition](#Mission-recognition)
-# 3. [Game-playing agents](#Game-playing-agents)
-# 4. [Goal-based game-tree search](#Goal-based-game-tree-search)
-# 5. [Limits](#Limits)
-# 6. [Reproducing this report](#Reproducing-this-report)
+# 3. [Recognition on play it was not built from](#Recognition-on-play-it-was-not-built-from)
+# 4. [Game-playing agents](#Game-playing-agents)
+# 5. [Goal-based game-tree search](#Goal-based-game-tree-search)
+# 6. [Limits](#Limits)
+# 7. [Reproducing this report](#Reproducing-this-report)
 
 # %%
 say(f"""
@@ -201,6 +220,87 @@ figure("phatt-weights-sensitivity", "Mean log loss over the checkpoints against 
        "kind and focus.", "Line charts of log loss against the inconsistent weight, one line per action kind.")
 figure("accuracy-winners-losers", "Winners and losers: top-1 at 50% observed (95% intervals).",
        "Bar charts of top-1 accuracy for winners and losers, per recogniser and focus.")
+
+# %% [markdown]
+# ## Recognition on play it was not built from
+
+# %%
+gen = query("SELECT * FROM generalisation_metrics WHERE run = 'generalisation'")
+gen_runs = query("SELECT * FROM generalisation_runs WHERE run = 'generalisation'")
+gen_games = query("SELECT run, count(*) AS n FROM games WHERE run IN (SELECT experiment_run FROM generalisation_runs "
+                  "WHERE run = 'generalisation') GROUP BY run").set_index("run").n
+follows = dict(zip(gen_runs.family, gen_runs.follows_mission))
+corpus = "domination corpus"
+riskcore_families = [f for f in gen_runs.family if f != corpus]
+mission_families = [f for f in riskcore_families if follows[f]]
+
+
+def gen_value(recogniser: str, family: str, metric: str, point: float = 1.0) -> float:
+    r = gen[(gen.recogniser == recogniser) & (gen.family == family) & (gen.metric == metric) & (gen.point == point)]
+    return float(r.value.iloc[0]) if len(r) else float("nan")
+
+
+def best_top1(family: str) -> tuple[str, float]:
+    d = gen[(gen.family == family) & (gen.metric == "top1") & (gen.point == 1.0)
+            & ~gen.recogniser.str.startswith("corpus ceiling")].sort_values("value")
+    return d.recogniser.iloc[-1], float(d.value.iloc[-1])
+
+
+MIX = "play-style mixture"
+reached = [f for f in mission_families if best_top1(f)[1] >= 0.60]
+missed = [f for f in mission_families if f not in reached]
+mix_below = [f for f in gen_runs.family if gen_value(MIX, f, "log_loss") <= uniform_ll]
+mix_above = [f for f in gen_runs.family if f not in mix_below]
+ceiling = "corpus ceiling (classifier, 5-fold CV on the corpus)"
+corpus_best, corpus_best_top1 = best_top1(corpus)
+say(f"""
+**Question.** Do the recognisers read missions from players they were not built from: riskcore's other agent
+families, and games recorded by another program? And does a recogniser know when it does not know?
+
+**What was done.** Each agent family plays its own four-player mission games ({gen_games.min():,} to
+{gen_games.max():,} games; the search agents fewer), in a mission-following setting where the family has one:
+{", ".join(f"`{a}`" for a in gen_runs[gen_runs.family.isin(riskcore_families)].agents)}; the `domination` agent
+ignores its mission. The Domination corpus is {gen_games.get("gen-domination-corpus", 0):,} games of another
+program's AI, imported from its command logs. Leave one family out: every fitted recogniser takes the grid point
+with the lowest log loss on the other families, the classifier is trained on the other families, and nothing is
+fitted on the corpus. The **play-style mixture** is built for unknown players: inverse planning in which each
+player is explained by one of several models of play, goal-directed (the mission agent at four focus levels) or
+mission-blind (greedy conquest, continent seeking, random), inferred per player along with the mission; each
+choice's likelihood is tempered (raised to a power chosen on the other families), because consecutive choices made
+for one reason are not independent evidence. The corpus's ceiling is a classifier cross-validated on the corpus
+itself.
+
+**What the figures show.** On the mission-following families the best recogniser's top-1 at the end of the window
+reaches 0.60 on {len(reached)} of {len(mission_families)}
+({", ".join(f"{f} {best_top1(f)[1]:.2f}" for f in mission_families)}){
+    "" if not missed else "; it falls short on " + ", ".join(missed)}. The play-style mixture's log loss is below
+uniform ({uniform_ll:.2f}) on {", ".join(mix_below) or "no family"}{
+    "" if not mix_above else " and above it on " + ", ".join(f"{f} ({gen_value(MIX, f, 'log_loss'):.2f})"
+                                                           for f in mix_above)}. Inverse planning, which knows
+one model of play, is far above uniform where the players ignore their missions (domination
+{gen_value("inverse planning", "domination", "log_loss"):.2f}, corpus
+{gen_value("inverse planning", corpus, "log_loss"):.2f}). The reference's own PHATT (`khan2013`) reaches
+{gen_value("PHATT khan2013 (the reference's code)", "mission", "top1"):.2f} on the mission family and
+{gen_value("PHATT khan2013 (the reference's code)", corpus, "top1"):.2f} on the corpus. On the corpus the best
+recogniser is {corpus_best} ({corpus_best_top1:.3f} top-1, chance 0.167), and the ceiling classifier, trained on the
+corpus itself, reaches {gen_value(ceiling, corpus, "top1"):.3f} with log loss
+{gen_value(ceiling, corpus, "log_loss"):.2f}.
+
+**What it means.** Modelling how a player chooses carries over to riskcore's other mission-following families; it
+does not carry over to players who ignore their missions, and Domination's AI plays its mission games close to that:
+even a model fitted on the corpus finds almost nothing of the mission in its play. A recogniser trained only on
+mission-following families has never seen a mission-blind player, and its tempering, chosen there, is too sharp
+for one.
+""")
+figure("generalisation-by-family", "Top-1 and log loss at 100% of the window per held-out family (95% bootstrap "
+       "intervals over games); dashed: chance and uniform.",
+       "Two grouped bar charts, top-1 and log loss, one group per agent family and the Domination corpus.")
+table("generalisation-top1-100")
+table("generalisation-logloss-100")
+figure("generalisation-calibration", "Reliability of the top-1 confidence, checkpoints pooled: held-out riskcore "
+       "families and the Domination corpus; a calibrated recogniser lies on the diagonal.",
+       "Two reliability diagrams: accuracy against confidence per recogniser.")
+table("generalisation-ece")
 
 # %% [markdown]
 # ## Game-playing agents
@@ -326,11 +426,20 @@ table("search-agent")
 
 # %%
 focus0 = main[(main.focus == 0) & (main.metric == "top1") & (main.point == 1.0)].value.max()
+minimax_best = best_top1("minimax") if "minimax" in follows else ("", float("nan"))
 say(f"""
-- **The players are ours.** Every recognition number above comes from riskcore's own `mission` agents, and the
-  best recogniser, inverse planning, uses that very agent as its model of play. Players with another style, or who
-  bluff, would be harder. With focus 0 the mission leaves almost no trace (best top-1 at 100% observed:
-  {pct(focus0)}).
+- **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On
+  riskcore's own mission agents with focus 0, and on the mission-blind `domination` family, nothing is left to
+  read (best top-1 at 100%: {pct(focus0)} and {pct(best_top1("domination")[1])}), and on the Domination corpus,
+  another program's AI, {pct(corpus_best_top1)}. The play-style mixture keeps its log loss below uniform on
+  {len(mix_below)} of {len(gen_runs)} held-out sets; where it does not ({", ".join(mix_above) or "none"}), it is
+  still confidently wrong, because no training family showed it a mission-blind player.
+- **Search agents.** The recognisers read the `minimax` family least well (best top-1 at 100%:
+  {minimax_best[1]:.2f}): its attacks follow a look-ahead over battle outcomes, not the one-step conquest odds
+  the models of play assume; the search families also play fewer games, so their intervals are wide.
+- **Human play.** No human games are in the repository (the reference's recordings are not redistributable); the
+  importer reads Domination's command logs, so a user who has them can score every recogniser on them with the
+  same commands.
 - **Cards.** Accuracy is scored on players holding one of the 6 continent cards; the full 14-card deck
   (`--hypotheses deck14`) is supported but not part of these tables.
 - **The search model is small.** Goal-based and exhaustive search are compared in an abstract turn model on a

@@ -19,20 +19,19 @@ import io
 import time
 from dataclasses import dataclass
 
-import matplotlib
+import numpy as np
+import pandas as pd
+# Figures are made without pyplot, so the explorer neither switches the notebook's backend nor shows its
+# figures twice (they are rendered to PNG for the image widgets).
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-
-from riskcore.board import Board, load_board  # noqa: E402
-from riskcore.db import query  # noqa: E402
-from riskcore.recognition.hypotheses import build_hypotheses  # noqa: E402
-from riskcore.recognition.recognisers import label  # noqa: E402
-from riskcore.render import player_colour  # noqa: E402
-from riskcore.replay import iter_replay, load_game  # noqa: E402
+from riskcore.board import Board, load_board
+from riskcore.db import query
+from riskcore.recognition.hypotheses import build_hypotheses
+from riskcore.recognition.recognisers import label
+from riskcore.render import player_colour
+from riskcore.replay import iter_replay, load_game
 
 
 @dataclass
@@ -74,7 +73,8 @@ class BoardPicture:
         self.f = frames
         board = frames.board
         pos = board.positions
-        self.fig, self.ax = plt.subplots(figsize=(10, 5.8), dpi=80)
+        self.fig = Figure(figsize=(10, 5.8), dpi=80)
+        self.ax = self.fig.subplots()
         for a, b in zip(*np.nonzero(np.triu(board.adjacency))):
             (x1, y1), (x2, y2) = pos[a], pos[b]
             if abs(x1 - x2) > 50:  # wrap-around borders drawn as two stubs
@@ -155,7 +155,8 @@ class PosteriorPicture:
                 self.probs[int(p)] = pd.DataFrame(self.hyp.card_probs(grp.prob.to_numpy().reshape(len(turns), -1)),
                                                   index=turns, columns=cards)
         n = len(frames.players)
-        self.fig, axes = plt.subplots(1, n, figsize=(2.3 * n + 0.5, 2.6), dpi=80, sharey=True, squeeze=False)
+        self.fig = Figure(figsize=(2.3 * n + 0.5, 2.6), dpi=80)
+        axes = self.fig.subplots(1, n, sharey=True, squeeze=False)
         self.axes = axes[0]
         self.bars = []
         x = np.arange(len(cards))
@@ -258,8 +259,6 @@ class GameExplorer:
         games = query("SELECT max(game_id) AS n FROM games WHERE run = ?", [run], self.data_dir).n[0]
         self.game_box.max = int(games)
         self.frames = load_frames(run, int(min(self.game_box.value, games)), self.data_dir)
-        if hasattr(self, "picture"):
-            plt.close(self.picture.fig)
         self.picture = BoardPicture(self.frames, self.missions_box.value)
         try:
             settings = list(query("SELECT DISTINCT setting FROM posteriors WHERE run = ? ORDER BY setting", [run],
@@ -277,8 +276,6 @@ class GameExplorer:
         self.show()
 
     def load_posteriors(self) -> None:
-        if hasattr(self, "posteriors"):
-            plt.close(self.posteriors.fig)
         self.posteriors = PosteriorPicture(self.frames, self.setting_box.value, self.data_dir)
         if hasattr(self, "picture"):
             self.show()

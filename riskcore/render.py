@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+import sys
+
 import matplotlib
 
-matplotlib.use("Agg")
+if "ipykernel" not in sys.modules:  # in a notebook the kernel's inline backend shows the figures
+    matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402

@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from riskcore.config import GameConfig
+from riskcore.experiments.generalisation import FAMILIES, run_experiment as run_generalisation
 from riskcore.experiments.recognition import run_experiment
 from riskcore import paths
 from riskcore.experiments import search_cache
@@ -39,6 +40,9 @@ def pipeline(tmp_path_factory):
     simulate(RunSpec("default", 10, GameConfig(), ("mission:focus=0.8", "mission:focus=0"), 1), data, workers=2,
              progress=False)
     run_experiment(games=24, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)
+    run_generalisation(games=4, seed=6, data_dir=data, workers=2, progress=False, n_boot=50,
+                       families=tuple(f for f in FAMILIES if f.name in ("mission", "bsr", "domination")),
+                       logs=sorted((paths.datasets_dir() / "domination" / "logs").glob("*fixed*.log")))
     for name, keep in (("phatt_weights", 2), ("recognisers", 8)):
         points = run_sweep(load_spec(_small_spec(root, name, keep)), data, workers=2, progress=False)
         assert (points.status == "ok").all(), points[points.status != "ok"].error.tolist()

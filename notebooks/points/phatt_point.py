@@ -1,3 +1,21 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     codemirror_mode:
+#       name: ipython
+#       version: 3
+#     file_extension: .py
+#     mimetype: text/x-python
+#     name: python
+#     nbconvert_exporter: python
+#     pygments_lexer: ipython3
+#     version: 3.11.7
+# ---
+
 # %% [markdown]
 # # PHATT weight sweep: one point
 # Scores a list of inconsistent weights for one action kind at a time (or all kinds) on one test run's stored

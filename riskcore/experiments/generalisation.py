@@ -297,7 +297,8 @@ def targets(m: pd.DataFrame, data_dir: Path | None = None) -> list[str]:
         top = d[d.metric == "top1"].sort_values("value", ascending=False).iloc[0]
         ll = d[d.metric == "log_loss"].set_index("recogniser").value
         below = [r for r, v in ll.items() if v <= uniform_ll + 1e-9 and r != "uniform"]
-        aim = "follows its mission" if follows.get(family, True) else "mission-blind"
+        aim = ("another program's AI" if family == CORPUS else
+               "follows its mission" if follows.get(family, True) else "mission-blind")
         lines.append(f"| {family} | {aim} | {top.recogniser} | {top.value:.3f} | "
                      f"{ll.get('play-style mixture', np.nan):.3f} | {', '.join(below) or 'none'} |")
     return (["| held-out family | play | best top-1 at 100% | top-1 | mixture log loss | "

@@ -16,7 +16,7 @@ from riskcore import paths
 from riskcore.storage import write_text
 
 NOTEBOOKS = ("01-traces", "02-convergence", "03-phatt-weights", "04-accuracy-tables", "05-agents", "06-search",
-             "07-generalisation", "report")
+             "08-generalisation", "report")
 TITLE = "Plan recognition and game AI in RISK"
 FIGURES = {
     "traces-win-rates": "01-traces",
@@ -38,8 +38,8 @@ FIGURES = {
     "search-tradeoff": "06-search",
     "search-estimate": "06-search",
     "search-scalability": "06-search",
-    "generalisation-by-family": "07-generalisation",
-    "generalisation-calibration": "07-generalisation",
+    "generalisation-by-family": "08-generalisation",
+    "generalisation-calibration": "08-generalisation",
 }
 
 

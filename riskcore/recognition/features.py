@@ -143,12 +143,12 @@ class Extractor:
         0.5 + the share p owns x the continent's bonus (relative to the largest), + 0.5 when an opponent holds the
         whole continent; scaled to a maximum of 1."""
         board = self.hyp.board
-        owned = board.continent_mask @ (self.owner == p) / board.continent_mask.sum(axis=1)
+        mask, owner = board.continent_mask, self.owner
+        owned = mask @ (owner == p) / mask.sum(axis=1)
         value = 0.5 + owned * board.continent_bonus / board.continent_bonus.max()
-        for c in range(board.n_continents):
-            holders = np.unique(self.owner[board.continent_mask[c]])
-            if len(holders) == 1 and holders[0] not in (p, -1):
-                value[c] += 0.5
+        lowest = np.where(mask, owner[None, :], board.n_territories).min(axis=1)
+        highest = np.where(mask, owner[None, :], -2).max(axis=1)
+        value += 0.5 * ((lowest == highest) & (lowest != p) & (lowest != -1))  # an opponent holds it whole
         per_territory = value[board.continent_of]
         return per_territory / per_territory.max()
 

@@ -1,5 +1,23 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+#   language_info:
+#     codemirror_mode:
+#       name: ipython
+#       version: 3
+#     file_extension: .py
+#     mimetype: text/x-python
+#     name: python
+#     nbconvert_exporter: python
+#     pygments_lexer: ipython3
+#     version: 3.11.7
+# ---
+
 # %% [markdown]
-# # 07 · Generalisation
+# # 08 · Generalisation
 # The recognisers on play they were not built from: every riskcore agent family held out in turn (fitted
 # recognisers chosen or trained on the other families), and the Domination corpus, recorded by another program.
 # Reads `generalisation_metrics` and `generalisation_calibration` (`riskcore experiment generalisation`).
