@@ -5,12 +5,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 # QUICK=1 runs the same path on reduced sizes, into quick/data and quick/reports (never over the committed reports)
 QUICK  ?=
+QUICK_DIR ?= $(CURDIR)/quick
 ifneq ($(QUICK),)
-export RISKCORE_DATA := $(CURDIR)/quick/data
-export RISKCORE_REPORTS := $(CURDIR)/quick/reports
+export RISKCORE_DATA := $(QUICK_DIR)/data
+export RISKCORE_REPORTS := $(QUICK_DIR)/reports
 endif
 GAMES  ?= $(if $(QUICK),60,1000)
-REC_GAMES ?= $(if $(QUICK),40,1000)
+REC_GAMES ?= $(if $(QUICK),30,300)
 BOOT   ?= $(if $(QUICK),200,1000)
 SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
@@ -47,16 +48,17 @@ summary: venv ## write the summary figure and table under reports/
 recognition: venv ## mission recognition experiment: train/test runs at 4 focus levels -> reports/recognition.md
 	$(STEP) recognition -- $(BIN)/riskcore experiment recognition --games $(REC_GAMES) --bootstrap $(BOOT)
 
-GEN_GAMES ?= $(if $(QUICK),12,150)
+GEN_GAMES ?= $(if $(QUICK),10,100)
 generalisation: venv ## recognisers on agent families they were not fitted on, and on the Domination corpus
-	$(STEP) generalisation -- $(BIN)/riskcore experiment generalisation --games $(GEN_GAMES) --bootstrap $(BOOT)
+	$(STEP) generalisation -- $(BIN)/riskcore experiment generalisation --games $(GEN_GAMES) --bootstrap $(BOOT) \
+		$(if $(QUICK),--corpus-games 30)
 
 sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the data was regenerated)
 	$(STEP) sweep-phatt-weights -- $(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
 	$(STEP) sweep-recognisers -- $(BIN)/riskcore sweep pipelines/recognisers.yaml --force
 
-RR_GAMES ?= $(if $(QUICK),2,10)
-BW_GAMES ?= $(if $(QUICK),20,250)
+RR_GAMES ?= $(if $(QUICK),2,6)
+BW_GAMES ?= $(if $(QUICK),20,150)
 GA_SPEC  ?= $(if $(QUICK),pipelines/genetic_tuning_quick.yaml,pipelines/genetic_tuning.yaml)
 agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tuning (reduced sizes)
 	$(STEP) round-robin -- $(BIN)/riskcore tournament --name round-robin --players 2 --mode domination --turn-cap 150 --games $(RR_GAMES) \

@@ -141,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search: positions (per player count) searched one turn deeper")
     x.add_argument("--no-cache", action="store_true",
                    help="search: run every search again, neither reading nor extending data/cache/search.parquet")
+    x.add_argument("--corpus-games", type=_positive, default=None,
+                   help="generalisation: import only the first N logs of the Domination corpus (default: all)")
     x.add_argument("--seed", type=int, default=2013)
     x.add_argument("--bootstrap", type=_positive, default=1000)
     _parallel(x)
@@ -187,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--recognition", metavar="RUN", default=None,
                    help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
     b.add_argument("--settings", type=_positive, default=100)
+    b.add_argument("--explore", metavar="RUN", default=None,
+                   help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
     b.add_argument("--workers", type=_positive, default=2)
     _data_dir(b)
 
@@ -325,8 +329,11 @@ def cmd_experiment(a) -> None:
     if a.name == "generalisation":
         from riskcore.experiments.generalisation import run_experiment as run_generalisation
 
+        from riskcore.experiments.generalisation import corpus_logs
+
+        logs = corpus_logs()[:a.corpus_games] if a.corpus_games else None
         print(run_generalisation(a.games or 150, a.seed + 5000, a.data_dir, a.workers, a.dask, not a.quiet,
-                                 a.bootstrap, a.out_dir))
+                                 a.bootstrap, a.out_dir, logs=logs))
         return
     from riskcore.experiments.recognition import run_experiment
 
@@ -382,8 +389,11 @@ def cmd_summary(a) -> None:
 
 
 def cmd_bench(a) -> None:
-    from riskcore.experiments.bench import bench_recognition, bench_search, run_bench
+    from riskcore.experiments.bench import bench_explore, bench_recognition, bench_search, run_bench
 
+    if a.explore:
+        print(bench_explore(a.explore, data_dir=a.data_dir, out_dir=a.out_dir).to_string(index=False))
+        return
     if a.search:
         print(bench_search(a.positions, a.lookahead, out_dir=a.out_dir).to_string(index=False))
         return
@@ -455,5 +465,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run() -> None:
+    """The `riskcore` command. After Ctrl-C or SIGTERM (clean-up done), the process ends at once: the process
+    pool's manager thread may wait forever on a result a terminated worker was writing, and the interpreter's
+    exit would join it."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -71,3 +71,12 @@ def test_the_explore_notebook_runs_the_tour_on_the_database(explore_data, tmp_pa
     assert len(images) >= 5  # one plot per question
     widget = [o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widget, "the explorer widget is displayed"
+
+
+def test_the_explorer_benchmark_writes_its_redraw_times(explore_data, tmp_path):
+    from riskcore.experiments.bench import bench_explore
+
+    df = bench_explore("explore", 1, moves=10, data_dir=explore_data, out_dir=tmp_path)
+    row = df.iloc[0]
+    assert row.redraws >= 9 and 0 < row.median_redraw_seconds <= row.max_redraw_seconds
+    assert "redraw" in (tmp_path / "explore.md").read_text()

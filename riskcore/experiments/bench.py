@@ -145,3 +145,29 @@ def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:
     _write("engine", "Engine benchmark (one core)", "Full-rules games played by one process, agents' decisions "
            "included.", df, out_dir, {"target": ">= 200 four-player mission games/s/core"})
     return df
+
+
+def bench_explore(run: str, game: int = 0, moves: int = 60, data_dir: Path | None = None,
+                  out_dir: Path | None = None) -> pd.DataFrame:
+    """Seconds the game explorer takes to open a game, and to redraw board, posteriors and log per slider move
+    (evenly spaced events of the game, then single steps)."""
+    from riskcore.db import query
+    from riskcore.explore import GameExplorer
+
+    games = int(query("SELECT count(*) AS n FROM games WHERE run = ?", [run], data_dir).n[0])
+    start = time.perf_counter()
+    ex = GameExplorer(run, game, data_dir=data_dir)
+    opened = time.perf_counter() - start
+    ex.step_seconds.clear()
+    for k in np.linspace(0, ex.slider.max, moves // 2).astype(int):
+        ex.slider.value = int(k)
+    for _ in range(moves // 2):
+        ex.move(-1)
+    steps = np.array(ex.step_seconds)
+    df = pd.DataFrame([{"run": run, "games_in_run": games, "events_in_game": ex.slider.max + 1,
+                        "open_seconds": round(opened, 3), "redraws": len(steps),
+                        "median_redraw_seconds": round(float(np.median(steps)), 3),
+                        "max_redraw_seconds": round(float(steps.max()), 3), "target_redraw_seconds": 1.0}])
+    _write("explore", "Game explorer benchmark", "Opening one game of a run (replayed once), then redrawing the "
+           "board, the posterior bars and the event log for each move of the slider.", df, out_dir, {})
+    return df
