@@ -66,10 +66,10 @@ agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tu
 	$(STEP) belief-weights -- $(BIN)/riskcore tournament --name aware --agents mission --belief-weights 0,0.5,1,2,4 --games $(BW_GAMES)
 	$(STEP) genetic-tuning -- $(BIN)/riskcore sweep $(GA_SPEC) --force
 
-POSITIONS ?= $(if $(QUICK),6,200)
-GB_GAMES ?= $(if $(QUICK),4,200)
+POSITIONS ?= $(if $(QUICK),6,60)
+GB_GAMES ?= $(if $(QUICK),4,60)
 LOOKAHEAD ?= $(if $(QUICK),3,4)
-DEEP ?= $(if $(QUICK),1,20)
+DEEP ?= $(if $(QUICK),1,4)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
 	$(STEP) search -- $(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --lookahead $(LOOKAHEAD) \
 		--deep-positions $(DEEP)
