@@ -17,11 +17,11 @@ bins) and `generalisation_fits` (the grid point chosen for each held-out family)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from riskcore import paths
 from riskcore.config import GameConfig
@@ -85,7 +85,9 @@ def simulate_runs(families: tuple[Family, ...], games: int, seed: int, data_dir:
                   dask: str | None, progress: bool) -> None:
     for i, fam in enumerate(families):
         n = slow_games(games) if fam.slow else games
-        spec = RunSpec(fam.run, n, GameConfig(n_players=4, mode="mission"), fam.agents, seed + i)
+        # search agents take seconds a game: small chunks keep every worker busy
+        spec = RunSpec(fam.run, n, GameConfig(n_players=4, mode="mission"), fam.agents, seed + i,
+                       chunk=2 if fam.slow else 25)
         simulate(spec, data_dir, workers, dask, progress)
         ensure_features(fam.run, "cards6", data_dir, rebuild=True, workers=workers, dask_address=dask,
                         progress=progress)
@@ -110,12 +112,18 @@ class Run:
     def __init__(self, name: str, data_dir: Path | None):
         self.name = name
         self.f = load_features(name, "cards6", data_dir)
-        self.extended = load_features(name, "cards6", data_dir, extended=True)
-        self.cands: Candidates = load_candidates(self.f, name, data_dir)
         self.starts = group_starts(self.f)
         self._rows = {}
         self.data_dir = data_dir
         self._mixture_ll = {}
+
+    @cached_property
+    def extended(self) -> Features:
+        return load_features(self.name, "cards6", self.data_dir, extended=True)
+
+    @cached_property
+    def cands(self) -> Candidates:
+        return load_candidates(self.f, self.name, self.data_dir)
 
     def rows(self, f: Features) -> pd.DataFrame:
         key = id(f)
@@ -150,14 +158,22 @@ class Run:
         return self.players(rec.posterior(f, self.name, self.data_dir), f)
 
 
-def score_all(runs: dict[str, Run], progress: bool) -> pd.DataFrame:
-    """Per-player rows of every fixed recogniser and grid point on every run."""
+def score_run(family: str, run: str, data_dir: Path | None) -> pd.DataFrame:
+    """Per-player rows of every fixed recogniser and grid point on one run."""
+    loaded = Run(run, data_dir)
     settings = list(FIXED) + [s for grid in GRIDS.values() for s in grid]
-    parts = []
-    for family, run in tqdm(runs.items(), desc="score", disable=not progress):
-        for s in settings:
-            parts.append(run.posterior(s).assign(family=family, setting=Recogniser.from_spec(s).setting))
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat([loaded.posterior(s).assign(family=family, setting=Recogniser.from_spec(s).setting)
+                      for s in settings], ignore_index=True)
+
+
+def score_all(runs: dict[str, str], data_dir: Path | None, workers: int | None, dask: str | None,
+              progress: bool) -> pd.DataFrame:
+    """`score_run` of every (family, run), one task each, in task order."""
+    from riskcore.parallel import in_task_order, run_tasks
+
+    tasks = [(family, run, data_dir) for family, run in runs.items()]
+    return pd.concat(in_task_order(run_tasks(score_run, tasks, workers, dask, desc="score", progress=progress)),
+                     ignore_index=True)
 
 
 def per_family_loss(scores: pd.DataFrame) -> pd.DataFrame:
@@ -232,9 +248,9 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     simulate_runs(families, games, seed, data_dir, workers, dask, progress)
     import_corpus(corpus_logs() if logs is None else logs, data_dir, workers, progress)
     names = [f.name for f in families]
-    runs = {f.name: Run(f.run, data_dir) for f in families}
-    runs[CORPUS] = Run(CORPUS_RUN, data_dir)
-    scores = score_all(runs, progress)
+    run_names = {**{f.name: f.run for f in families}, CORPUS: CORPUS_RUN}
+    scores = score_all(run_names, data_dir, workers, dask, progress)
+    runs = {family: Run(run, data_dir) for family, run in run_names.items()}
     losses = per_family_loss(scores)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     metrics, calibration, fits = [], [], []
