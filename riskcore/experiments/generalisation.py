@@ -297,7 +297,7 @@ def table(m: pd.DataFrame, metric: str, point: float) -> pd.DataFrame:
     d = d.assign(cell=[_cell(r) for r in d.itertuples()])
     order = list(dict.fromkeys(d.recogniser))
     return d.pivot(index="recogniser", columns="family", values="cell").reindex(order)[
-        list(dict.fromkeys(d.family))]
+        list(dict.fromkeys(d.family))].fillna("")  # the ceiling exists on the corpus only
 
 
 def targets(m: pd.DataFrame, data_dir: Path | None = None) -> list[str]:
@@ -336,7 +336,7 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         lines += [f"## {'Top-1' if metric == 'top1' else 'Log loss'} at {point:.0%} observed", "",
                   table(m, metric, point).to_markdown(), ""]
     lines += ["## Expected calibration error (top-1 confidence, checkpoints pooled)", "",
-              ece.round(3).to_markdown(), "",
+              ece.round(3).astype(object).where(ece.notna(), "").to_markdown(), "",
               "## Grid points chosen for each held-out family", "",
               fits.pivot(index="held_out", columns="grid", values="setting").to_markdown(), ""]
     path = Path(out or paths.reports_dir()) / "generalisation.md"
