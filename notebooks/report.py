@@ -230,6 +230,7 @@ gen_runs = query("SELECT * FROM generalisation_runs WHERE run = 'generalisation'
 gen_games = query("SELECT run, count(*) AS n FROM games WHERE run IN (SELECT experiment_run FROM generalisation_runs "
                   "WHERE run = 'generalisation') GROUP BY run").set_index("run").n
 follows = dict(zip(gen_runs.family, gen_runs.follows_mission))
+family_games = gen_games[gen_games.index != "gen-domination-corpus"]
 corpus = "domination corpus"
 riskcore_families = [f for f in gen_runs.family if f != corpus]
 mission_families = [f for f in riskcore_families if follows[f]]
@@ -257,8 +258,8 @@ say(f"""
 **Question.** Do the recognisers read missions from players they were not built from: riskcore's other agent
 families, and games recorded by another program? And does a recogniser know when it does not know?
 
-**What was done.** Each agent family plays its own four-player mission games ({gen_games.min():,} to
-{gen_games.max():,} games; the search agents fewer), in a mission-following setting where the family has one:
+**What was done.** Each agent family plays its own four-player mission games ({family_games.max():,} games; the
+search agents {family_games.min():,}), in a mission-following setting where the family has one:
 {", ".join(f"`{a}`" for a in gen_runs[gen_runs.family.isin(riskcore_families)].agents)}; the `domination` agent
 ignores its mission. The Domination corpus is {gen_games.get("gen-domination-corpus", 0):,} games of another
 program's AI, imported from its command logs. Leave one family out: every fitted recogniser takes the grid point
