@@ -31,6 +31,7 @@ from IPython.display import HTML, Markdown, display
 
 from riskcore import ENGINE_VERSION, paths
 from riskcore.db import query
+from riskcore.experiments.generalisation import CORPUS_RUN
 from riskcore.experiments.recognition import REFERENCE_PHATT, experiment_runs, test_metrics
 from riskcore.experiments.report import FIGURES, TITLE
 from riskcore.experiments.search import REFERENCES, SEARCHES
@@ -230,7 +231,7 @@ gen_runs = query("SELECT * FROM generalisation_runs WHERE run = 'generalisation'
 gen_games = query("SELECT run, count(*) AS n FROM games WHERE run IN (SELECT experiment_run FROM generalisation_runs "
                   "WHERE run = 'generalisation') GROUP BY run").set_index("run").n
 follows = dict(zip(gen_runs.family, gen_runs.follows_mission))
-family_games = gen_games[gen_games.index != "gen-domination-corpus"]
+family_games = gen_games[gen_games.index != CORPUS_RUN]
 corpus = "domination corpus"
 riskcore_families = [f for f in gen_runs.family if f != corpus]
 mission_families = [f for f in riskcore_families if follows[f]]
@@ -261,7 +262,7 @@ families, and games recorded by another program? And does a recogniser know when
 **What was done.** Each agent family plays its own four-player mission games ({family_games.max():,} games; the
 search agents {family_games.min():,}), in a mission-following setting where the family has one:
 {", ".join(f"`{a}`" for a in gen_runs[gen_runs.family.isin(riskcore_families)].agents)}; the `domination` agent
-ignores its mission. The Domination corpus is {gen_games.get("gen-domination-corpus", 0):,} games of another
+ignores its mission. The Domination corpus is {gen_games.get(CORPUS_RUN, 0):,} games of another
 program's AI, imported from its command logs. Leave one family out: every fitted recogniser takes the grid point
 with the lowest log loss on the other families, the classifier is trained on the other families, and nothing is
 fitted on the corpus. The **play-style mixture** is built for unknown players: inverse planning in which each
