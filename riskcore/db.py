@@ -12,7 +12,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import duckdb
 import pandas as pd
@@ -166,6 +166,23 @@ def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None
 def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
     """Atomically replace run `run` in the database with the Parquet tables under `run_dir`."""
     return register_dir(run_dir, {"run": run}, data_dir)
+
+
+def publish_run(final: Path, run: str, write: Callable[[Path], None], data_dir: Path | None = None
+                ) -> dict[str, int]:
+    """`write(stage)` a run's tables into a staging directory beside `final`, register them in DuckDB, then put
+    the directory in place of `final`: whatever fails, neither files nor rows of a half-written run remain."""
+    from riskcore.storage import replace_dir, staging_dir
+
+    stage = staging_dir(final)
+    try:
+        write(stage)
+        counts = register_run(stage, run, data_dir)
+        replace_dir(stage, final)
+    finally:
+        if stage.exists():
+            shutil.rmtree(stage, ignore_errors=True)
+    return counts
 
 
 def rebuild(data_dir: Path | None = None) -> list[str]:

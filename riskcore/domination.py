@@ -40,9 +40,9 @@ from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction,
 from riskcore.board import load_board
 from riskcore.chance import TraceError
 from riskcore.config import GameConfig
-from riskcore.db import register_run
+from riskcore.db import publish_run
 from riskcore.engine import OCCUPY, REINFORCE, SETUP, new_game, step
-from riskcore.storage import check_name, remove_leftovers, replace_dir, staging_dir, write_parquet
+from riskcore.storage import check_name, remove_leftovers, write_parquet
 from riskcore.trace import GameRecord, records_to_tables
 
 BOARD = "classic-domination"
@@ -487,9 +487,8 @@ def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[
     """Write the games' traces and register them in one transaction (staged, then swapped in)."""
     data_dir = paths.data_dir(data_dir)
     remove_leftovers(paths.traces_dir(data_dir))
-    final = paths.traces_dir(data_dir) / f"run={run}"
-    stage = staging_dir(final)
-    try:
+
+    def write(stage: Path) -> None:
         for i in range(0, len(records), 25):
             tables = records_to_tables(run, list(range(i, min(i + 25, len(records)))), records[i:i + 25])
             for name, table in tables.items():
@@ -503,13 +502,7 @@ def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[
                                 "agents": [",".join(agents)], "mode": [config.mode],
                                 "n_players": pa.array([config.n_players], pa.int8())}),
                       stage / "runs" / "part-00000.parquet")
-        counts = register_run(stage, run, data_dir)
-        replace_dir(stage, final)
-    finally:
-        if stage.exists():
-            import shutil
 
-            shutil.rmtree(stage, ignore_errors=True)
-    return counts
+    return publish_run(paths.traces_dir(data_dir) / f"run={run}", run, write, data_dir)
 
 

@@ -34,10 +34,10 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.battle import win_probability_table
 from riskcore.board import load_board
 from riskcore.chance import TraceError
-from riskcore.db import DataError, query, register_run, run_config
+from riskcore.db import DataError, publish_run, query, run_config
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
-from riskcore.storage import replace_dir, staging_dir, write_parquet
+from riskcore.storage import write_parquet
 
 KINDS = ("reinforce", "defend_won", "defend_lost", "fortify", "attack_won", "attack_lost", "trade", "place",
          "occupy")
@@ -357,21 +357,14 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
         ids = game_ids[lo:lo + chunk_games]
         mask = (arrays["game_id"] >= ids[0]) & (arrays["game_id"] <= ids[-1])
         tasks.append((hyp_name, config.board, config.n_players, True, {k: v[mask] for k, v in arrays.items()}))
-    final = paths.parquet_dir("recognition", "run", run, data_dir)
-    stage = staging_dir(final)
-    try:
+
+    def write(stage: Path) -> None:
         for i, parts in run_tasks(extract_chunk, tasks, workers, dask_address, desc=f"features {run}",
                                   progress=progress):
             for name, table in feature_tables(run, hyp_name, parts, hyp).items():
                 write_parquet(table, stage / name / f"part-{i:05d}.parquet")
-        counts = register_run(stage, run, data_dir)
-        replace_dir(stage, final)
-    finally:
-        if stage.exists():
-            import shutil
 
-            shutil.rmtree(stage, ignore_errors=True)
-    return counts
+    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir)
 
 
 def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataFrame | None = None) -> Features:
