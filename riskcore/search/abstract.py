@@ -141,9 +141,14 @@ class Model:
             armies[a[1]] += self.reserve(s, s.to_move)
             return AState(s.owner, armies, s.to_move, "attack", 0)
         if a[0] == "attack":
-            owner, armies = kernels.attack(s.owner, s.armies, a[1], a[2], self.tables)
+            owner, armies = self.attack_outcome(s.owner, s.armies, a[1], a[2])
             return AState(owner, armies, s.to_move, "attack", s.attacks + 1)
         return AState(s.owner, s.armies, self.next_player(s, s.owner), "place", 0)
+
+    def attack_outcome(self, owner: np.ndarray, armies: np.ndarray, src: int, dst: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Owners and armies after the expected outcome of the battle src -> dst."""
+        return kernels.attack(owner, armies, src, dst, self.tables)
 
     def evaluate(self, s: AState) -> np.ndarray:
         return kernels.evaluate(s.owner, s.armies, self.tables)
@@ -207,16 +212,9 @@ class PlainModel(Model):
                 return p
         return s.to_move
 
-    def apply(self, s: AState, a: tuple) -> AState:
-        self.generated += 1
-        if a[0] == "place":
-            armies = s.armies.copy()
-            armies[a[1]] += self.reserve(s, s.to_move)
-            return AState(s.owner, armies, s.to_move, "attack", 0)
-        if a[0] == "attack":
-            owner, armies = expected_attack(s.owner, s.armies, a[1], a[2])
-            return AState(owner, armies, s.to_move, "attack", s.attacks + 1)
-        return AState(s.owner, s.armies, self.next_player(s, s.owner), "place", 0)
+    def attack_outcome(self, owner: np.ndarray, armies: np.ndarray, src: int, dst: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        return expected_attack(owner, armies, src, dst)
 
     def greedy_attack(self, s: AState, p: int, allowed: np.ndarray) -> tuple:
         here = self.evaluate(s)[p]
