@@ -31,8 +31,9 @@ from riskcore.recognition.inverse import Candidates, inverse_posterior, load_can
 from riskcore.recognition.metrics import bootstrap_ci, card_metrics
 from riskcore.recognition.mixture import mixture_from_logliks, model_logliks
 from riskcore.recognition.pipeline import ensure_features
-from riskcore.recognition.posterior import CHECKPOINTS, evaluation_rows, group_starts
+from riskcore.recognition.posterior import group_starts
 from riskcore.recognition.recognisers import Recogniser, classifier_posterior, fit_classifier
+from riskcore.recognition.scoring import Scorer
 from riskcore.simulate import RunSpec, simulate
 from riskcore.storage import write_text
 
@@ -128,9 +129,7 @@ class Run:
     def rows(self, f: Features) -> pd.DataFrame:
         key = id(f)
         if key not in self._rows:
-            rows = evaluation_rows(f, group_starts(f), turns=False, fractions=CHECKPOINTS)
-            rows = rows.join(f.truth.set_index(["game_id", "player"])[["card"]], on=["game_id", "player"])
-            self._rows[key] = rows[rows.card >= 0].reset_index(drop=True)
+            self._rows[key] = Scorer(f).rows  # the scored (player, checkpoint) rows, as in the tuning
         return self._rows[key]
 
     def players(self, post: np.ndarray, f: Features | None = None) -> pd.DataFrame:
