@@ -37,7 +37,9 @@ def test_spec_parsing():
         make_agent("mcs:playouts=2.5", 0, np.random.default_rng(0))
 
 
-def test_constrained_mission_agent_attacks_only_mission_targets():
+def _seat0_attacks_on_targets(spec: str, seeds: int) -> list[bool]:
+    """Whether each attack of seat 0 (playing `spec` against three mission agents) aims at its mission's
+    targets, over games with seeds 0 .. seeds-1 (missions that name no territories are skipped)."""
     from riskcore.actions import Attack
     from riskcore.agents.heuristic import mission_targets
 
@@ -49,28 +51,20 @@ def test_constrained_mission_agent_attacks_only_mission_targets():
             if targets is not None:
                 seen.append(bool(targets[action.dst]))
 
-    for seed in range(15):
-        play_game(GameConfig(), ["mission:focus=1", "mission", "mission", "mission"], seed, observer=watch)
+    for seed in range(seeds):
+        play_game(GameConfig(), [spec, "mission", "mission", "mission"], seed, observer=watch)
+    return seen
+
+
+def test_constrained_mission_agent_attacks_only_mission_targets():
+    seen = _seat0_attacks_on_targets("mission:focus=1", 15)
     assert seen and all(seen)
 
 
 @pytest.mark.parametrize("agent", ["bsr", "expert", "domination"])
 def test_a_mission_weight_turns_a_domination_agent_towards_its_mission(agent):
-    from riskcore.actions import Attack
-    from riskcore.agents.heuristic import mission_targets
-
     def share_on_targets(spec: str) -> float:
-        seen = []
-
-        def watch(state, action):
-            if isinstance(action, Attack) and state.current == 0:
-                targets = mission_targets(PlayerView(state, 0))
-                if targets is not None:
-                    seen.append(bool(targets[action.dst]))
-
-        for seed in range(8):
-            play_game(GameConfig(), [spec, "mission", "mission", "mission"], seed, observer=watch)
-        return float(np.mean(seen))
+        return float(np.mean(_seat0_attacks_on_targets(spec, 8)))
 
     blind, following = share_on_targets(agent), share_on_targets(f"{agent}:mission_weight=2")
     assert following > blind + 0.05, (blind, following)

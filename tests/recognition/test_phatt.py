@@ -214,7 +214,7 @@ def _khan_row(kind, inside, c, n, t, o, intdiv):
 
 
 @pytest.mark.parametrize("intdiv", [0, 1])
-def test_khan2013_agrees_with_a_per_row_reference(small_run, intdiv):
+def test_khan2013_agrees_with_a_per_row_reference(features, small_run, intdiv):  # features: built once
     f = load_features("mixed", "cards6", small_run, extended=True)
     ll = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "intdiv": intdiv}))
     rng = np.random.default_rng(0)
@@ -227,7 +227,7 @@ def test_khan2013_agrees_with_a_per_row_reference(small_run, intdiv):
             assert ll[r, e] == pytest.approx(np.log(max(want, 1e-12)), abs=1e-12), (kind, r, e)
 
 
-def test_khan2013_integer_division_only_changes_conquests_with_outside_territory(small_run):
+def test_khan2013_integer_division_only_changes_conquests_with_outside_territory(features, small_run):
     f = load_features("mixed", "cards6", small_run, extended=True)
     exact = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013"}))
     floor = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "intdiv": 1}))
