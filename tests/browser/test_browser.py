@@ -69,6 +69,10 @@ def lab(tmp_path):
     from tests.test_explore import build_explore_data
 
     data = build_explore_data(tmp_path / "data")
+    # a copy of the notebooks (their jupytext settings included), so that saving from Lab is tested without
+    # touching the repository
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
     port = _free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(ROOT / ".jupyter"), "RISKCORE_DATA": str(data),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
@@ -77,7 +81,7 @@ def lab(tmp_path):
         [sys.executable, "-m", "jupyter", "lab", f"--port={port}", "--ServerApp.ip=127.0.0.1",
          f"--IdentityProvider.token={TOKEN}", "--LabApp.expose_app_in_browser=True",
          f"--LabApp.user_settings_dir={tmp_path / 'user-settings'}",
-         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}"],
+         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}", f"--ServerApp.root_dir={root / 'notebooks'}"],
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -90,7 +94,7 @@ def lab(tmp_path):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"JupyterLab did not start: {(tmp_path / 'lab.log').read_text()[-2000:]}")
                 time.sleep(0.5)
-        yield base
+        yield base, root / "notebooks"
     finally:
         _stop(server, base)
         log.close()
@@ -141,6 +145,7 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
+    lab, notebooks = lab
     browser.get(f"{lab}/lab/tree/07-explore.py?token={TOKEN}&reset")
     _wait(browser, "return document.querySelector('.jp-NotebookPanel .jp-Notebook .jp-Cell') !== null",
           what="the .py file opened as a notebook (not in the text editor)")
@@ -172,7 +177,11 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
                   f"s[0] !== {json.dumps(stepped[0])} && s", timeout=30, what="board and posteriors after the slider")
     assert moved[0] != images[0] and moved[1] != images[1]
     browser.save_screenshot(str(SHOTS / "lab-scrubbed.png"))
-    assert not list((ROOT / "notebooks").glob("*.ipynb")), "Lab wrote a notebook file beside the scripts"
+    browser.execute_script(NB + "return nb.context.save()")
+    _wait(browser, NB + "return nb.context.model.dirty === false", timeout=30, what="the notebook saved")
+    assert not list(notebooks.glob("*.ipynb")), "Lab wrote a notebook file beside the scripts"
+    assert (notebooks / "07-explore.py").read_text() == (ROOT / "notebooks" / "07-explore.py").read_text(), \
+        "saving changed the script (outputs or metadata written into it)"
 
 
 def test_the_report_shows_every_figure_and_no_table_overflows(browser):
