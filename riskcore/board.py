@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,14 @@ class Board:
     neighbours: tuple[tuple[int, ...], ...] = field(repr=False)
     continent_members: tuple[np.ndarray, ...] = field(repr=False)
     continent_mask: np.ndarray = field(repr=False)  # (n_continents, n) bool
+
+    @cached_property
+    def continent_sizes(self) -> np.ndarray:
+        return self.continent_mask.sum(axis=1)
+
+    @cached_property
+    def continent_bonus_list(self) -> list[int]:
+        return [int(b) for b in self.continent_bonus]
 
     @property
     def n_territories(self) -> int:

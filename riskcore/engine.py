@@ -12,6 +12,7 @@ a conquest counts once its armies have moved in, so the check follows the occupy
 from __future__ import annotations
 
 from collections import deque
+from itertools import count
 from typing import Iterator
 
 import numpy as np
@@ -28,6 +29,10 @@ EVENT_FIELDS = ("seq", "turn", "player", "phase", "kind", "src", "dst", "armies"
                 "defender_dice", "attacker_losses", "defender_losses", "conquered", "opponent", "cards", "stop_at")
 SETUP, CLAIM, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER = (
     "setup", "claim", "reinforce", "attack", "occupy", "fortify", "over")
+# Ownership stamps are unique across all states of a process: two states with equal stamps hold the same owners,
+# eliminations and living players (a clone shares its original's stamp until either changes hands), so facts that
+# follow from ownership alone (missions done, agents' territory values) can be cached per stamp.
+_STAMPS = count(1)
 
 
 class GameState:
@@ -60,6 +65,24 @@ class GameState:
         self.end_reason = ""
         self.log: list[tuple] = []
         self.snapshots: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (turn, player, owner, armies)
+        self.owners_changed()
+
+    def owners_changed(self) -> None:
+        """Record a change of `owner`, `alive` or `eliminated_by` (whoever writes them must call this)."""
+        self.stamp = next(_STAMPS)
+        self.done_by_stamp: dict[int, bool] = {}  # a new dict: a clone may still share the old one
+        self._counted_at = -1
+
+    def ownership(self) -> tuple[list[int], list[list[bool]]]:
+        """Territories per player and, per player, whether it holds each continent whole; counted once per
+        ownership change (victory is checked after every action, conquests are far rarer)."""
+        if self._counted_at != self.stamp:
+            board, nc = self.board, self.board.n_continents
+            cells = np.bincount((self.owner + 1) * nc + board.continent_of, minlength=(self.n_players + 1) * nc)
+            per_continent = cells.reshape(self.n_players + 1, nc)[1:]
+            self._counts = (per_continent.sum(axis=1).tolist(), (per_continent == board.continent_sizes).tolist())
+            self._counted_at = self.stamp
+        return self._counts
 
     # ---- derived facts -------------------------------------------------------------------------------------------
     @property
@@ -71,11 +94,13 @@ class GameState:
 
     def held_continents(self, player: int) -> np.ndarray:
         """Bool mask over continents that `player` holds entirely."""
-        return self.board.held_continents(self.owner == player)
+        return np.array(self.ownership()[1][player])
 
     def reinforcements(self, player: int) -> int:
         """max(3, territories // 3) + bonuses of the continents held (card trades come on top)."""
-        return self.board.reinforcements(self.owner == player)
+        territories, held = self.ownership()
+        bonus = self.board.continent_bonus_list
+        return max(3, territories[player] // 3) + sum(bonus[c] for c, whole in enumerate(held[player]) if whole)
 
     def trade_value(self, cards: tuple[int, ...]) -> int:
         if self.config.card_values == "fixed":
@@ -101,6 +126,7 @@ class GameState:
         other.alive = list(self.alive)
         other.eliminated_by = self.eliminated_by.copy()
         other.missions = list(self.missions)
+        other.done_by_stamp = {}  # a copy's missions may be resampled (determinised search)
         other.log = []
         other.snapshots = []
         return other
@@ -134,6 +160,7 @@ def new_game(board: Board, config: GameConfig, chance: Chance) -> GameState:
             s.armies[t] = 1
             s.setup_left[player] -= 1
             s._emit("deal", dst=t, armies=1, player=player)
+        s.owners_changed()
         _next_setup_player(s, first=True)
     else:
         s.phase = CLAIM
@@ -285,6 +312,7 @@ def step(state: GameState, action: Action, defender_dice: int | None = None) -> 
     me = state.current
     if isinstance(action, Claim):
         state.owner[action.territory] = me
+        state.owners_changed()
         state.armies[action.territory] = 1
         state.setup_left[me] -= 1
         state._emit("claim", dst=action.territory, armies=1)
@@ -389,11 +417,13 @@ def _attack(state: GameState, action: Attack, defender_dice: int | None) -> None
     if not conquered:
         return
     state.owner[dst] = me
+    state.owners_changed()
     state.conquered = True
     state.occupy = (src, dst, min(last_dice, int(state.armies[src]) - 1))
     state.phase = OCCUPY
-    if not (state.owner == defender).any():
+    if state.ownership()[0][defender] == 0:
         _eliminate(state, defender)
+        state.owners_changed()
 
 
 def _eliminate(state: GameState, victim: int) -> None:
@@ -411,18 +441,31 @@ def _check_victory(state: GameState) -> None:
         return
     me = state.current
     if state.config.mode == "domination":
-        if (state.owner == me).all():
+        if state.ownership()[0][me] == state.board.n_territories:
             _finish(state, me, "domination")
         return
     # the acting player first; after an elimination a destroy mission elsewhere may have fallen back to 24
     order = [me] + ([p for p in range(state.n_players) if p != me] if (state.eliminated_by >= 0).any() else [])
     for p in order:
-        if state.alive[p] and state.missions[p].complete(p, state.owner == p, state.armies, state.held_continents(p),
-                                                         state.n_players, state.eliminated_by):
+        if state.alive[p] and _mission_done(state, p):
             _finish(state, p, "mission")
             return
     if sum(state.alive) == 1:  # the last player standing wins even in mission mode
         _finish(state, me, "domination")
+
+
+def _mission_done(state: GameState, p: int) -> bool:
+    """Whether p's mission is fulfilled; cached while ownership stays as it is, unless the mission counts armies."""
+    m = state.missions[p]
+    by_armies = m.kind == "territories" and m.min_armies > 1
+    cached = None if by_armies else state.done_by_stamp.get(p)
+    if cached is None:
+        territories, held = state.ownership()
+        cached = m.complete(p, state.owner == p if by_armies else None, state.armies, held[p], state.n_players,
+                            state.eliminated_by, n_owned=territories[p])
+        if not by_armies:
+            state.done_by_stamp[p] = cached
+    return cached
 
 
 def _finish(state: GameState, winner: int, reason: str) -> None:

@@ -89,25 +89,29 @@ class Mission:
         c = self.colour
         return c == player or c >= n_players or (eliminated_by[c] >= 0 and eliminated_by[c] != player)
 
-    def complete(self, player: int, owned: np.ndarray, armies: np.ndarray, held_continents: np.ndarray,
-                 n_players: int, eliminated_by: np.ndarray) -> bool:
+    def complete(self, player: int, owned: np.ndarray | None, armies: np.ndarray, held_continents,
+                 n_players: int, eliminated_by: np.ndarray, n_owned: int | None = None) -> bool:
         """Whether `player` has fulfilled this mission.
 
         Args:
-            owned: bool mask of the player's territories.
-            held_continents: bool mask of continents the player holds entirely.
+            owned: bool mask of the player's territories (may be None when `n_owned` is given and the mission
+                does not count armies).
+            held_continents: bools (array or list) of the continents the player holds entirely.
             eliminated_by: per colour, the player who eliminated it, or -1.
+            n_owned: the player's territory count, when the caller keeps it.
         """
         if self.kind == "continents":
             if not all(held_continents[c] for c in self.continents):
                 return False
-            return int(held_continents.sum()) - len(self.continents) >= self.extra_continents
+            return int(sum(held_continents)) - len(self.continents) >= self.extra_continents
+        if n_owned is None:
+            n_owned = int(owned.sum())
         if self.kind == "territories":
             if self.min_armies <= 1:
-                return int(owned.sum()) >= self.territories
+                return n_owned >= self.territories
             return int((owned & (armies >= self.min_armies)).sum()) >= self.territories
         if self.destroy_fallback(player, n_players, eliminated_by):
-            return int(owned.sum()) >= self.territories
+            return n_owned >= self.territories
         return bool(eliminated_by[self.colour] == player)
 
 

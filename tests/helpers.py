@@ -40,6 +40,7 @@ def position(board, owner, armies, phase="attack", current=0, n_players=None, ch
     cfg = GameConfig(board=board.name, n_players=n_players, **config)
     state = new_game(board, cfg, chance or ScriptedChance())
     state.owner[:] = np.asarray(owner)
+    state.owners_changed()
     state.armies[:] = np.asarray(armies)
     state.phase = phase
     state.current = current

@@ -222,3 +222,27 @@ def test_no_game_is_won_during_setup(deal, batch):
     for seed in game_seeds(1, 120):
         state = play_game(config, ["mission", "mission"], seed).state
         assert state.turn >= 1 and not any(row[4] == "win" and row[1] == 0 for row in state.log), seed
+
+
+def test_ownership_counts_and_cached_mission_checks_follow_every_action(classic):
+    """The per-stamp counts (territories, continents held) and cached mission checks agree with a count from
+    scratch after every action of whole games, clones included."""
+    from riskcore.engine import _mission_done
+    from riskcore.game import play_game
+
+    def check(state, action):
+        territories, held = state.ownership()
+        for p in range(state.n_players):
+            mine = state.owner == p
+            assert territories[p] == int(mine.sum())
+            assert held[p] == classic.held_continents(mine).tolist()
+            assert state.reinforcements(p) == classic.reinforcements(mine)
+            if state.missions[p] is not None and state.turn:
+                fresh = state.missions[p].complete(p, mine, state.armies, classic.held_continents(mine),
+                                                   state.n_players, state.eliminated_by)
+                assert _mission_done(state, p) == fresh
+                assert _mission_done(state.clone(), p) == fresh
+
+    for seed in (1, 2):
+        play_game(GameConfig(n_players=4, mode="mission"), ["mission", "domination", "random", "mission"], seed,
+                  observer=check)

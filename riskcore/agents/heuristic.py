@@ -42,6 +42,29 @@ class HeuristicAgent(Agent):
             raise ValueError(f"{self.name}: mission_weight must be non-negative, got {mission_weight}")
         self.threshold = threshold
         self.mission_bias = float(mission_weight)
+        self._cache_key: tuple = ()
+        self._cached: tuple = ()
+
+    def _ownership_facts(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """(front sources, front targets, territory values), recomputed only when ownership changes: agents
+        decide hundreds of times between two conquests. Values are cached only when `values` follows ownership
+        alone (the classes in `_OWNERSHIP_VALUES`); else None and `valued` is called each time."""
+        state = view._s
+        key = (state.stamp, state.missions[self.player])
+        if key != self._cache_key:
+            me, owner = self.player, view.owner
+            src, dst = _edges(view.board)
+            front = (owner[src] == me) & (owner[dst] != me)
+            value = None
+            if type(self).values in _OWNERSHIP_VALUES:
+                value = self.valued(view)
+                value.flags.writeable = False
+            self._cache_key, self._cached = key, (src[front], dst[front], value)
+        return self._cached
+
+    def _values_now(self, view: PlayerView) -> np.ndarray:
+        value = self._ownership_facts(view)[2]
+        return self.valued(view) if value is None else value
 
     def values(self, view: PlayerView) -> np.ndarray:
         raise NotImplementedError
@@ -84,13 +107,12 @@ class HeuristicAgent(Agent):
     def _staging(self, view: PlayerView, extra: int) -> int:
         """The owned territory from which `extra` more armies best threaten a valuable enemy territory."""
         me, owner, armies = self.player, view.owner, view.armies
-        src, dst = _edges(view.board)
-        value = self.valued(view)
-        front = (owner[src] == me) & (owner[dst] != me)
+        front_src, front_dst, _ = self._ownership_facts(view)
+        value = self._values_now(view)
         n = view.board.n_territories
         score = np.zeros(n)
-        if front.any():
-            s, d = src[front], dst[front]
+        if len(front_src):
+            s, d = front_src, front_dst
             gain = value[d] * conquer_odds(armies[s] + extra - 1, armies[d])
             np.maximum.at(score, s, gain)
         score += self._noise(n)
@@ -102,21 +124,21 @@ class HeuristicAgent(Agent):
         if not np.isfinite(score).any() or score.max() <= 1e-6:
             # nothing worth attacking: strengthen the most threatened front
             threat = np.zeros(n)
-            np.add.at(threat, src[front], armies[dst[front]])
+            np.add.at(threat, front_src, armies[front_dst])
             threat = threat - armies + self._noise(n)
             threat[~(owner == me)] = -np.inf
             return int(np.argmax(threat))
         return int(np.argmax(score))
 
     def _attack(self, view: PlayerView) -> Action:
-        me, owner, armies = self.player, view.owner, view.armies
-        src, dst = _edges(view.board)
-        ok = (owner[src] == me) & (owner[dst] != me) & (armies[src] >= 2)
+        armies = view.armies
+        front_src, front_dst, _ = self._ownership_facts(view)
+        ok = armies[front_src] >= 2
         if not ok.any():
             return EndAttack()
-        s, d = src[ok], dst[ok]
+        s, d = front_src[ok], front_dst[ok]
         odds = conquer_odds(armies[s] - 1, armies[d])
-        value = self.valued(view)[d]
+        value = self._values_now(view)[d]
         # before the first conquest a card is at stake: any favourable attack is worth a little
         bonus = 0.0 if view.conquered_this_turn else 0.25
         score = (value + bonus * (value > 0)) * odds + self._noise(len(s))
@@ -237,3 +259,7 @@ class DominationAgent(HeuristicAgent):
                 held = view.held_continents(p)
                 value = value + 0.5 * held[board.continent_of]
         return value / value.max()
+
+
+# `values` of these classes read ownership, eliminations and the agent's own mission only (not armies or turn)
+_OWNERSHIP_VALUES = (MissionAgent.values, DominationAgent.values)

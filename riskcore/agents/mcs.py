@@ -15,7 +15,6 @@ import numpy as np
 from riskcore.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent, conquer_odds
-from riskcore.agents.random_agent import _edges
 from riskcore.chance import RngChance
 from riskcore.engine import GameState, step
 from riskcore.missions import compile_missions
@@ -53,13 +52,13 @@ class McsAgent(DominationAgent):
         self.playouts, self.horizon, self.candidates = int(playouts), int(horizon), int(candidates)
 
     def _candidates(self, view: PlayerView) -> list[Action]:
-        me, owner, armies = self.player, view.owner, view.armies
-        src, dst = _edges(view.board)
-        ok = (owner[src] == me) & (owner[dst] != me) & (armies[src] >= 2)
+        armies = view.armies
+        front_src, front_dst, _ = self._ownership_facts(view)
+        ok = armies[front_src] >= 2
         if not ok.any():
             return [EndAttack()]
-        s, d = src[ok], dst[ok]
-        score = self.valued(view)[d] * conquer_odds(armies[s] - 1, armies[d])
+        s, d = front_src[ok], front_dst[ok]
+        score = self._values_now(view)[d] * conquer_odds(armies[s] - 1, armies[d])
         best = np.argsort(-score, kind="stable")[: self.candidates]
         return [EndAttack()] + [Attack(int(s[i]), int(d[i]), None, 0) for i in best if score[i] > 0]
 
