@@ -54,6 +54,8 @@ def run_notebook(name: str, parameters: dict[str, Any] | None = None, data_dir: 
     """Execute one notebook; the executed copy is written atomically to reports/notebooks/NAME.ipynb."""
     import papermill
 
+    from riskcore.kernels import IpcKernelManager
+
     from riskcore.experiments.sweep import notebook_as_ipynb
 
     out = paths.executed_notebooks_dir() / f"{name}.ipynb"
@@ -67,7 +69,8 @@ def run_notebook(name: str, parameters: dict[str, Any] | None = None, data_dir: 
             nb = notebook_as_ipynb(notebook_path(name), Path(tmp))
             staged = Path(tmp) / "executed.ipynb"
             papermill.execute_notebook(str(nb), str(staged), parameters=parameters or {}, kernel_name="python3",
-                                       progress_bar=False, cwd=str(notebook_path(name).parent))
+                                       progress_bar=False, cwd=str(notebook_path(name).parent),
+                                       kernel_manager_class=IpcKernelManager)
             staged.replace(out)
     finally:
         for k, v in saved.items():
@@ -95,10 +98,13 @@ def build_html(executed: Path) -> Path:
 
 
 def build_report(data_dir: Path | None = None, parameters: dict[str, dict] | None = None,
-                 progress: bool = True) -> Path:
-    """Run every analysis notebook, then the report notebook, and write reports/report.html."""
-    from tqdm.auto import tqdm
+                 progress: bool = True, workers: int | None = None) -> Path:
+    """Run the analysis notebooks (independent of each other: on `workers` local processes), then the report
+    notebook that gathers their figures and tables, and write reports/report.html."""
+    from riskcore.parallel import run_tasks
 
-    for name in tqdm(NOTEBOOKS, desc="notebooks", disable=not progress):
-        executed = run_notebook(name, (parameters or {}).get(name), data_dir)
-    return build_html(executed)
+    parameters = parameters or {}
+    analyses = [(name, parameters.get(name), data_dir) for name in NOTEBOOKS if name != "report"]
+    for _ in run_tasks(run_notebook, analyses, workers=workers, desc="notebooks", progress=progress):
+        pass
+    return build_html(run_notebook("report", parameters.get("report"), data_dir))

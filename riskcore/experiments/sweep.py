@@ -180,6 +180,8 @@ def execute_point(notebook: str, params: dict[str, Any], executed_path: str, dat
 
     import papermill
 
+    from riskcore.kernels import IpcKernelManager
+
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = Path(tmp) / "out"
@@ -192,7 +194,8 @@ def execute_point(notebook: str, params: dict[str, Any], executed_path: str, dat
         status, error = "ok", None
         try:
             papermill.execute_notebook(str(nb), str(executed), parameters={**params, "output_dir": str(out_dir)},
-                                       kernel_name="python3", progress_bar=False, cwd=str(Path(notebook).parent))
+                                       kernel_name="python3", progress_bar=False, cwd=str(Path(notebook).parent),
+                                       kernel_manager_class=IpcKernelManager)
         except Exception as exc:  # a failing point is recorded, not fatal
             status, error = "failed", f"{type(exc).__name__}: {exc}"[:4000]
         finally:
