@@ -30,11 +30,11 @@ from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.inverse import Candidates, inverse_posterior, load_candidates
 from riskcore.recognition.metrics import bootstrap_ci, card_metrics
 from riskcore.recognition.mixture import mixture_from_logliks, model_logliks
-from riskcore.recognition.pipeline import ensure_features
+from riskcore.recognition.pipeline import ensure_features, ensure_features_many
 from riskcore.recognition.posterior import group_starts
 from riskcore.recognition.recognisers import Recogniser, classifier_posterior, fit_classifier
 from riskcore.recognition.scoring import Scorer
-from riskcore.simulate import RunSpec, simulate
+from riskcore.simulate import RunSpec, simulate_many
 from riskcore.storage import write_text
 
 KEY = "generalisation"  # the experiment's own tables live under this run key
@@ -84,14 +84,12 @@ def slow_games(games: int) -> int:
 
 def simulate_runs(families: tuple[Family, ...], games: int, seed: int, data_dir: Path | None, workers: int | None,
                   dask: str | None, progress: bool) -> None:
-    for i, fam in enumerate(families):
-        n = slow_games(games) if fam.slow else games
-        # search agents take seconds a game: small chunks keep every worker busy
-        spec = RunSpec(fam.run, n, GameConfig(n_players=4, mode="mission"), fam.agents, seed + i,
-                       chunk=2 if fam.slow else 25)
-        simulate(spec, data_dir, workers, dask, progress)
-        ensure_features(fam.run, "cards6", data_dir, rebuild=True, workers=workers, dask_address=dask,
-                        progress=progress)
+    # every family's games in one pool; search agents take seconds a game: small chunks keep every worker busy
+    specs = [RunSpec(fam.run, slow_games(games) if fam.slow else games, GameConfig(n_players=4, mode="mission"),
+                     fam.agents, seed + i, chunk=2 if fam.slow else 25) for i, fam in enumerate(families)]
+    simulate_many(specs, data_dir, workers, dask, progress, desc="simulate families")
+    ensure_features_many([fam.run for fam in families], "cards6", data_dir, rebuild=True, workers=workers,
+                         dask_address=dask, progress=progress)
 
 
 def corpus_logs() -> list[Path]:

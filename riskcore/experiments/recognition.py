@@ -22,10 +22,10 @@ from riskcore.db import DataError, query, store_frames
 from riskcore.recognition.baselines import goal_posterior
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
-from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, evaluate, recognize_many, top1_table
+from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features_many, evaluate, recognize_many, top1_table
 from riskcore.recognition.recognisers import Recogniser, label
 from riskcore.recognition.scoring import Scorer
-from riskcore.simulate import RunSpec, simulate
+from riskcore.simulate import RunSpec, simulate_many
 from riskcore.storage import write_text
 
 FOCUS_LEVELS = (0.0, 0.5, 0.8, 1.0)
@@ -50,13 +50,12 @@ def run_name(split: str, focus: float) -> str:
 
 def simulate_runs(games: int, seed: int, data_dir: Path | None, workers: int | None, dask: str | None,
                   progress: bool) -> None:
-    for i, focus in enumerate(FOCUS_LEVELS):
-        for j, split in enumerate(("train", "test")):
-            spec = RunSpec(run_name(split, focus), games, GameConfig(n_players=4, mode="mission"),
-                           (f"mission:focus={focus:g}",), seed + 1000 * j + i)
-            simulate(spec, data_dir, workers, dask, progress)
-            ensure_features(spec.run, "cards6", data_dir, rebuild=True, workers=workers, dask_address=dask,
-                            progress=progress)
+    specs = [RunSpec(run_name(split, focus), games, GameConfig(n_players=4, mode="mission"),
+                     (f"mission:focus={focus:g}",), seed + 1000 * j + i)
+             for i, focus in enumerate(FOCUS_LEVELS) for j, split in enumerate(("train", "test"))]
+    simulate_many(specs, data_dir, workers, dask, progress, desc="simulate runs")
+    ensure_features_many([spec.run for spec in specs], "cards6", data_dir, rebuild=True, workers=workers,
+                         dask_address=dask, progress=progress)
     store_frames({"recognition_runs": runs_table(games, seed)}, "metrics", {"run": RUNS_KEY}, data_dir)
 
 

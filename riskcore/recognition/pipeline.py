@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from riskcore import ENGINE_VERSION, paths
+from riskcore import ENGINE_VERSION
 from riskcore.db import DataError, query, run_config, store_frames
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
@@ -36,6 +36,24 @@ def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: boo
             have = False
     if not have:
         build_features(run, hyp_name, data_dir=data_dir, **kw)
+
+
+def _features_of(run: str, hyp_name: str, data_dir: Path | None, rebuild: bool) -> str:
+    ensure_features(run, hyp_name, data_dir, rebuild=rebuild, workers=1, progress=False)
+    return run
+
+
+def ensure_features_many(runs: list[str], hyp_name: str, data_dir: Path | None, rebuild: bool = False,
+                         workers: int | None = None, dask_address: str | None = None, progress: bool = True) -> None:
+    """`ensure_features` for several runs, one run per local process: a small run is one task, so building the
+    runs side by side keeps every core busy (on Dask, each run's chunks are spread instead)."""
+    if dask_address:
+        for run in runs:
+            ensure_features(run, hyp_name, data_dir, rebuild=rebuild, dask_address=dask_address, progress=progress)
+        return
+    for _ in run_tasks(_features_of, [(run, hyp_name, data_dir, rebuild) for run in runs], workers,
+                       desc="features", progress=progress):
+        pass
 
 
 def _constant(value: str, n: int) -> pa.DictionaryArray:
