@@ -183,14 +183,19 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--games", type=_positive, default=200, help="games per engine case")
     b.add_argument("--search", action="store_true",
                    help="instead: generated states per second of the searches, compiled against plain numpy")
-    b.add_argument("--positions", type=_positive, default=6, help="--search: positions per player count")
-    b.add_argument("--lookahead", type=_positive, default=3, help="--search: look-ahead in turns")
+    b.add_argument("--positions", type=_positive, default=6, help="--search, --dask-scaling: positions per player count")
+    b.add_argument("--lookahead", type=_positive, default=3, help="--search, --dask-scaling: look-ahead in turns")
     b.add_argument("--out-dir", type=Path, default=None)
     b.add_argument("--recognition", metavar="RUN", default=None,
                    help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
     b.add_argument("--settings", type=_positive, default=100)
     b.add_argument("--explore", metavar="RUN", default=None,
                    help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
+    b.add_argument("--memory", action="store_true",
+                   help="instead: peak memory of simulate (1,000 and 5,000 games) and of feature building, and the "
+                        "DuckDB file's size when a run is written again")
+    b.add_argument("--dask-scaling", action="store_true",
+                   help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)
     _data_dir(b)
 
@@ -391,6 +396,16 @@ def cmd_summary(a) -> None:
 def cmd_bench(a) -> None:
     from riskcore.experiments.bench import bench_explore, bench_recognition, bench_search, run_bench
 
+    if a.dask_scaling:
+        from riskcore.experiments.bench_scaling import bench_dask_scaling
+
+        print(bench_dask_scaling(a.positions, a.lookahead, out_dir=a.out_dir).to_string(index=False))
+        return
+    if a.memory:
+        from riskcore.experiments.bench_memory import bench_memory
+
+        print(bench_memory(out_dir=a.out_dir).to_string(index=False))
+        return
     if a.explore:
         print(bench_explore(a.explore, data_dir=a.data_dir, out_dir=a.out_dir).to_string(index=False))
         return

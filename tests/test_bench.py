@@ -1,9 +1,9 @@
-from riskcore.experiments.bench import run_bench
+from riskcore.experiments.bench import CASES, run_bench
 
 
 def test_bench_writes_its_table(tmp_path):
     df = run_bench(games=3, out_dir=tmp_path)
-    assert len(df) == 3 and (df.games_per_s > 0).all() and (df.us_per_action > 0).all()
+    assert len(df) == len(CASES) and (df.games_per_s > 0).all() and (df.seconds_per_game > 0).all() and (df.us_per_action > 0).all()
     text = (tmp_path / "engine.md").read_text()
     assert "mission agents, 4p mission" in text and "games_per_s" in text
 
@@ -25,3 +25,19 @@ def test_search_bench_measures_compiled_and_plain_on_the_same_work(tmp_path):
     pairs = df.pivot_table(index=["players", "search"], columns="model", values="states")
     assert (pairs.compiled == pairs.plain).all() and (df.states_per_s > 0).all()
     assert "speedup" in (tmp_path / "search.md").read_text() and "processor" in (tmp_path / "search.md").read_text()
+
+
+def test_memory_bench_measures_each_process_tree(tmp_path):
+    from riskcore.experiments.bench_memory import bench_memory
+
+    df = bench_memory(games=(4, 8), feature_games=4, reruns=2, out_dir=tmp_path)
+    assert len(df) == 5 and (df.value > 0).all()
+    assert "DuckDB file" in (tmp_path / "memory.md").read_text()
+
+
+def test_dask_scaling_bench_gets_the_same_rows_from_every_cluster_size(tmp_path):
+    from riskcore.experiments.bench_scaling import bench_dask_scaling
+
+    df = bench_dask_scaling(n_positions=1, lookahead=1, worker_counts=(1, 2), out_dir=tmp_path)
+    assert df.same_rows_as_1_worker.all() and (df.seconds > 0).all()
+    assert "LocalCluster" in (tmp_path / "dask-scaling.md").read_text()

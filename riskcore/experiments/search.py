@@ -190,15 +190,7 @@ def run_search_experiment(n_positions: int = 200, lookahead: int = 4, deep_posit
     `use_cache`: read and extend the cache of searches (`search_cache`, `CACHE_NAME` in the data directory's cache)."""
     cache_path = paths.cache_dir(data_dir) / CACHE_NAME
     cached = search_cache.load(cache_path) if use_cache else {}
-    tasks = []
-    for players in (2, 3):
-        states = positions(n_positions, players, seed + players)
-        model = Model(load_board("small"), players, max_attacks)
-        step = max(1, min(4, len(states) // 16))
-        for i in range(0, len(states), step):
-            chunk = states[i:i + step]
-            subset = {k: cached[k] for s in chunk for k in _entry_keys(s, model, lookahead + 1) if k in cached}
-            tasks.append((chunk, players, lookahead, max_attacks, "small", i, deep_positions, subset))
+    tasks = search_tasks(n_positions, lookahead, deep_positions, max_attacks, seed, cached)
     parts = _run_saving(tasks, cached, cache_path if use_cache else None, workers, dask, progress)
     # task order: the notebook's seeded bootstraps resample rows in the order stored
     nodes = pd.DataFrame([r for i in sorted(parts) for r in parts[i]])
@@ -208,6 +200,21 @@ def run_search_experiment(n_positions: int = 200, lookahead: int = 4, deep_posit
               "search_agent": agent, "search_estimate": estimate_table(nodes)}
     _store(tables, data_dir)
     return tables
+
+
+def search_tasks(n_positions: int, lookahead: int, deep_positions: int, max_attacks: int, seed: int,
+                 cached: dict) -> list[tuple]:
+    """The experiment's work in chunks of positions, each with the cached searches it can reuse."""
+    tasks = []
+    for players in (2, 3):
+        states = positions(n_positions, players, seed + players)
+        model = Model(load_board("small"), players, max_attacks)
+        step = max(1, min(4, len(states) // 16))
+        for i in range(0, len(states), step):
+            chunk = states[i:i + step]
+            subset = {k: cached[k] for s in chunk for k in _entry_keys(s, model, lookahead + 1) if k in cached}
+            tasks.append((chunk, players, lookahead, max_attacks, "small", i, deep_positions, subset))
+    return tasks
 
 
 def _run_saving(tasks: list[tuple], cached: dict, cache_path: Path | None, workers, dask, progress) -> dict:
