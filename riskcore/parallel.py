@@ -36,7 +36,11 @@ def run_tasks(fn: Callable[..., Any], args: Sequence[tuple], workers: int | None
             futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
             try:
                 for fut in as_completed(futures):
-                    yield futures[fut], fut.result()
+                    # a finished future keeps its result: let go of it so memory stays flat in the task count
+                    i, result = futures.pop(fut), fut.result()
+                    del fut
+                    yield i, result
+                    del result
                     bar.update()
             except BaseException:
                 _stop(pool)  # an error, Ctrl-C or SIGTERM: the workers stop now, not after their tasks
@@ -84,7 +88,11 @@ def _run_dask(fn, args, address: str, bar) -> Iterator[tuple[int, Any]]:
         index = {f.key: i for i, f in enumerate(futures)}
         try:
             for fut in dask_completed(futures):
-                yield index[fut.key], fut.result()
+                i, result = index[fut.key], fut.result()
+                futures[i] = None  # the cluster drops a result once nothing holds its future
+                del fut
+                yield i, result
+                del result
                 bar.update()
         finally:
-            client.cancel(futures)
+            client.cancel([f for f in futures if f is not None])

@@ -15,3 +15,25 @@ def test_results_come_back_in_task_order_after_finishing_out_of_order():
     assert sorted(finished) == [(i, i * i) for i in range(4)]
     assert in_task_order(reversed(finished)) == [0, 1, 4, 9]
     assert in_task_order(iter(finished)) == [0, 1, 4, 9]
+
+
+class Box:
+    def __init__(self, n):
+        self.n = n
+
+
+def _box(n):
+    return Box(n)
+
+
+def test_run_tasks_holds_no_result_the_caller_has_let_go():
+    """Memory stays flat in the number of tasks: a result lives only as long as the caller keeps it."""
+    import gc
+    import weakref
+
+    refs = []
+    for _, box in run_tasks(_box, [(k,) for k in range(8)], workers=2, progress=False):
+        refs.append(weakref.ref(box))
+        del box
+        gc.collect()
+        assert all(r() is None for r in refs[:-1])  # the newest is still the generator's until it resumes
