@@ -339,32 +339,49 @@ def _obs_index(parts: dict[str, list]) -> list[int]:
 def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None,
                    workers: int | None = None, dask_address: str | None = None, progress: bool = True,
                    chunk_games: int = 100) -> dict[str, int]:
-    """Extract a run's observations once, write Parquet under `data/recognition/run=NAME/`, register in DuckDB."""
+    """Extract a run's observations once, write Parquet under `data/recognition/run=NAME/`, register in DuckDB.
+
+    Local workers read their own chunk of games from the database, so the run's events are never all in memory;
+    Dask workers (possibly on other machines) are sent their chunk's events."""
     config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
-    cols = ", ".join(EVENT_COLUMNS)
-    events = query(f"SELECT {cols} FROM events WHERE run = ? ORDER BY game_id, seq", [run], data_dir)
-    if events.empty:
+    game_ids = query("SELECT DISTINCT game_id FROM events WHERE run = ? ORDER BY 1", [run], data_dir).game_id
+    if game_ids.empty:
         raise DataError(f"run {run!r} has no events")
-    arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
-    arrays["kind"] = events["kind"].to_numpy(dtype=object)
-    for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses", "stop_at"):
-        arrays[c] = events[c].astype("float64").to_numpy()
-    arrays["conquered"] = events["conquered"].fillna(False).astype(bool).to_numpy()
-    game_ids = np.unique(arrays["game_id"])
+    game_ids = game_ids.to_numpy()
+    where = (hyp_name, config.board, config.n_players, True)
     tasks = []
     for lo in range(0, len(game_ids), chunk_games):
-        ids = game_ids[lo:lo + chunk_games]
-        mask = (arrays["game_id"] >= ids[0]) & (arrays["game_id"] <= ids[-1])
-        tasks.append((hyp_name, config.board, config.n_players, True, {k: v[mask] for k, v in arrays.items()}))
+        bounds = (run, int(game_ids[lo]), int(game_ids[min(lo + chunk_games, len(game_ids)) - 1]),
+                  str(paths.data_dir(data_dir)))
+        tasks.append((*where, chunk_events(*bounds)) if dask_address else (*where, *bounds))
+    extract = extract_chunk if dask_address else extract_chunk_from_db
 
     def write(stage: Path) -> None:
-        for i, parts in run_tasks(extract_chunk, tasks, workers, dask_address, desc=f"features {run}",
+        for i, parts in run_tasks(extract, tasks, workers, dask_address, desc=f"features {run}",
                                   progress=progress):
             for name, table in feature_tables(run, hyp_name, parts, hyp).items():
                 write_parquet(table, stage / name / f"part-{i:05d}.parquet")
 
     return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir)
+
+
+def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np.ndarray]:
+    """The event columns of games `first`..`last` of a run, ordered by game and sequence."""
+    cols = ", ".join(EVENT_COLUMNS)
+    events = query(f"SELECT {cols} FROM events WHERE run = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, seq",
+                   [run, first, last], Path(data_dir))
+    arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
+    arrays["kind"] = events["kind"].to_numpy(dtype=object)
+    for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses", "stop_at"):
+        arrays[c] = events[c].astype("float64").to_numpy()
+    arrays["conquered"] = events["conquered"].fillna(False).astype(bool).to_numpy()
+    return arrays
+
+
+def extract_chunk_from_db(hyp_name: str, board_name: str, n_players: int, extended: bool, run: str, first: int,
+                          last: int, data_dir: str) -> dict[str, list]:
+    return extract_chunk(hyp_name, board_name, n_players, extended, chunk_events(run, first, last, data_dir))
 
 
 def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataFrame | None = None) -> Features:
