@@ -62,7 +62,7 @@ def test_the_checker_catches_a_broken_rule(kind, change, message):
 
 
 def test_a_seeded_batch_of_games_over_random_configurations_keeps_the_rules(tmp_path):
-    df = run_fuzz(1500, seed=3, workers=2, progress=False, out_dir=tmp_path)
+    df = run_fuzz(3000, seed=3, workers=2, progress=False, out_dir=tmp_path)  # CI: a few thousand games
     assert (df.violation == "").all(), df[df.violation != ""].violation.tolist()[:3]
     assert df[["board", "players", "mode", "deal"]].drop_duplicates().shape[0] > 20
     assert "violations" in (tmp_path / "fuzz.md").read_text()
