@@ -344,23 +344,23 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
     Local workers read their own chunk of games from the database, so the run's events are never all in memory;
     Dask workers (possibly on other machines) are sent their chunk's events."""
     config = run_config(run, data_dir)
-    hyp = build_hypotheses(load_board(config.board), hyp_name)
+    build_hypotheses(load_board(config.board), hyp_name)  # an unknown name fails here, before any work
     game_ids = query("SELECT DISTINCT game_id FROM events WHERE run = ? ORDER BY 1", [run], data_dir).game_id
     if game_ids.empty:
         raise DataError(f"run {run!r} has no events")
     game_ids = game_ids.to_numpy()
-    where = (hyp_name, config.board, config.n_players, True)
     tasks = []
     for lo in range(0, len(game_ids), chunk_games):
-        bounds = (run, int(game_ids[lo]), int(game_ids[min(lo + chunk_games, len(game_ids)) - 1]),
-                  str(paths.data_dir(data_dir)))
-        tasks.append((*where, chunk_events(*bounds)) if dask_address else (*where, *bounds))
-    extract = extract_chunk if dask_address else extract_chunk_from_db
+        first, last = int(game_ids[lo]), int(game_ids[min(lo + chunk_games, len(game_ids)) - 1])
+        where = (run, hyp_name, config.board, config.n_players)
+        data = str(paths.data_dir(data_dir))
+        tasks.append((*where, chunk_events(run, first, last, data)) if dask_address else (*where, first, last, data))
 
     def write(stage: Path) -> None:
-        for i, parts in run_tasks(extract, tasks, workers, dask_address, desc=f"features {run}",
-                                  progress=progress):
-            for name, table in feature_tables(run, hyp_name, parts, hyp).items():
+        # workers return Arrow tables (compact to send, nothing left to convert here)
+        for i, tables in run_tasks(chunk_tables if dask_address else chunk_tables_from_db, tasks, workers,
+                                   dask_address, desc=f"features {run}", progress=progress):
+            for name, table in tables.items():
                 write_parquet(table, stage / name / f"part-{i:05d}.parquet")
 
     return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir)
@@ -379,9 +379,16 @@ def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np
     return arrays
 
 
-def extract_chunk_from_db(hyp_name: str, board_name: str, n_players: int, extended: bool, run: str, first: int,
-                          last: int, data_dir: str) -> dict[str, list]:
-    return extract_chunk(hyp_name, board_name, n_players, extended, chunk_events(run, first, last, data_dir))
+def chunk_tables(run: str, hyp_name: str, board_name: str, n_players: int, events: dict[str, np.ndarray]
+                 ) -> dict[str, pa.Table]:
+    """The feature tables of one chunk of a run's games."""
+    hyp = build_hypotheses(load_board(board_name), hyp_name)
+    return feature_tables(run, hyp_name, extract_chunk(hyp_name, board_name, n_players, True, events), hyp)
+
+
+def chunk_tables_from_db(run: str, hyp_name: str, board_name: str, n_players: int, first: int, last: int,
+                         data_dir: str) -> dict[str, pa.Table]:
+    return chunk_tables(run, hyp_name, board_name, n_players, chunk_events(run, first, last, data_dir))
 
 
 def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataFrame | None = None) -> Features:
