@@ -31,6 +31,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[test]"
+	$(BIN)/python -c "from riskcore.experiments.search import compile_kernels; compile_kernels()"  # numba cache
 	touch $(STAMP)
 
 test: venv ## run the whole test suite (slow experiments run in their small versions)

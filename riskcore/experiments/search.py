@@ -149,6 +149,13 @@ def measure(state: AState, players: int, lookahead: int, max_attacks: int, board
     return rows
 
 
+def compile_kernels() -> None:
+    """Compile the search kernels into numba's on-disk cache (run once at install: `make venv`), by measuring
+    one position of each player count at look-ahead 2: every kernel the experiment and the search agents use."""
+    for players in (2, 3):
+        measure(positions(1, players, 7)[0], players, 2, 2, "small")
+
+
 def _measure_chunk(states, players, lookahead, max_attacks, board, offset, deep, cache):
     """The rows of `states`, and the cache entries their searches added to the `cache` given."""
     known, out = set(cache), []
