@@ -134,30 +134,42 @@ def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None
     """Write each table (DataFrame or Arrow) to data/DIRECTORY/KEY=VALUE/TABLE/PART.parquet and replace the rows
     matching `keys` in DuckDB, in one transaction. `directory` must be one of `PARQUET_DIRS` and its key must come
     first in `keys`; further keys (a setting, a sweep point) let several parts share one directory."""
+    return store_frames_many([(frames, keys, part)], directory, data_dir)[0]
+
+
+def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_dir: Path | None = None
+                      ) -> list[dict[str, int]]:
+    """`store_frames` for several (frames, keys, part) items in one transaction: many small writes (a posterior
+    table per recogniser setting) cost one database commit instead of one each."""
     import pyarrow as pa
 
-    from riskcore.storage import write_parquet
+    from riskcore.storage import remove_leftovers, staging_dir, write_parquet
 
-    if PARQUET_DIRS.get(directory) != next(iter(keys)):
-        raise ValueError(f"{directory!r} is keyed by {PARQUET_DIRS.get(directory)!r}, not {next(iter(keys))!r}")
+    for _, keys, _ in items:
+        if PARQUET_DIRS.get(directory) != next(iter(keys)):
+            raise ValueError(f"{directory!r} is keyed by {PARQUET_DIRS.get(directory)!r}, not {next(iter(keys))!r}")
     root = paths.data_dir(data_dir)
     root.mkdir(parents=True, exist_ok=True)
-    final = paths.parquet_dir(directory, *map(str, next(iter(keys.items()))), data_dir)
-    from riskcore.storage import remove_leftovers, staging_dir
-
     remove_leftovers(root)
     stage = staging_dir(root / directory)
     try:
-        tmp = str(stage)
-        for name, frame in frames.items():
-            table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
-            if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
-                write_parquet(table, Path(tmp) / name / f"{part}.parquet")
-        counts = register_dir(Path(tmp), keys, data_dir)
-        for f in Path(tmp).rglob("*.parquet"):
-            dest = final / f.relative_to(tmp)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            f.replace(dest)
+        staged = []
+        for k, (frames, keys, part) in enumerate(items):
+            tmp = stage / str(k)
+            tmp.mkdir()
+            for name, frame in frames.items():
+                table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
+                if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
+                    write_parquet(table, tmp / name / f"{part}.parquet")
+            staged.append((tmp, keys))
+        with transaction(data_dir) as con:
+            counts = [register_tables(con, keys, None, tmp) for tmp, keys in staged]
+        for tmp, keys in staged:
+            final = paths.parquet_dir(directory, *map(str, next(iter(keys.items()))), data_dir)
+            for f in tmp.rglob("*.parquet"):
+                dest = final / f.relative_to(tmp)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                f.replace(dest)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return counts

@@ -168,3 +168,22 @@ def test_rerunning_a_run_name_does_not_grow_the_database(tmp_path):
         assert main(SIM + data + ["--seed", str(seed), "--games", "20"]) == 0
         sizes.append((tmp_path / "riskcore.duckdb").stat().st_size)
     assert max(sizes) <= 2.2 * sizes[0]  # a replaced run's old blocks are reused, not piled up
+
+
+def test_several_frames_are_stored_in_one_transaction_all_or_nothing(tmp_path):
+    import pandas as pd
+
+    from riskcore import paths
+    from riskcore.db import DataError, query, store_frames_many
+
+    def item(setting, x):
+        frame = pd.DataFrame({"run": ["a"], "setting": [setting], "x": [x]})
+        return {"posteriors": frame}, {"run": "a", "setting": setting}, setting
+
+    store_frames_many([item("s1", 1), item("s2", 2)], "posteriors", tmp_path)
+    assert query("SELECT count(*) AS n FROM posteriors", data_dir=tmp_path).n[0] == 2
+    with pytest.raises(DataError, match="posteriors"):
+        store_frames_many([item("s3", 3), item("s4", "not a number")], "posteriors", tmp_path)
+    assert query("SELECT setting FROM posteriors ORDER BY 1", data_dir=tmp_path).setting.tolist() == ["s1", "s2"]
+    files = sorted(p.stem for p in paths.parquet_dir("posteriors", "run", "a", tmp_path).rglob("*.parquet"))
+    assert files == ["s1", "s2"]

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
-from riskcore.db import DataError, query, run_config, store_frames
+from riskcore.db import DataError, query, run_config, store_frames, store_frames_many
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, load_features
@@ -153,8 +153,15 @@ def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
 
 def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | None = None) -> dict[str, int]:
     """Write a setting's posteriors and replace its rows in DuckDB in one transaction."""
-    name = hashlib.sha1(setting.encode()).hexdigest()[:16]
-    return store_frames({"posteriors": table}, "posteriors", {"run": run, "setting": setting}, data_dir, part=name)
+    return store_posteriors_many([(run, setting, table)], data_dir)[0]
+
+
+def store_posteriors_many(items: list[tuple[str, str, pa.Table]], data_dir: Path | None = None
+                          ) -> list[dict[str, int]]:
+    """Several (run, setting, posteriors) at once, in one transaction."""
+    return store_frames_many([({"posteriors": table}, {"run": run, "setting": setting},
+                               hashlib.sha1(setting.encode()).hexdigest()[:16]) for run, setting, table in items],
+                             "posteriors", data_dir)
 
 
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
@@ -169,13 +176,23 @@ def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_d
                             data_dir)
 
 
+POSTERIOR_BATCH_ROWS = 2_000_000
+
+
 def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6", data_dir: Path | None = None,
                    workers: int | None = None, dask_address: str | None = None, progress: bool = True) -> None:
     """Many (run, recogniser) jobs: posteriors computed in parallel, written by this process only."""
     tasks = [(run, rec, hyp_name, data_dir) for run, rec in jobs]
+    batch, rows = [], 0
     for i, table in run_tasks(posterior_table, tasks, workers, dask_address, desc="recognise", progress=progress):
         run, rec = jobs[i]
-        store_posteriors(run, rec.setting, table, data_dir)
+        batch.append((run, rec.setting, table))
+        rows += table.num_rows
+        if rows > POSTERIOR_BATCH_ROWS:  # a commit per batch: few commits, bounded memory
+            store_posteriors_many(batch, data_dir)
+            batch, rows = [], 0
+    if batch:
+        store_posteriors_many(batch, data_dir)
 
 
 CLOCKS = {"window": "fraction", "game": "game"}  # checkpoint definitions -> the posterior rows they read
