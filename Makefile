@@ -11,8 +11,8 @@ export RISKCORE_DATA := $(QUICK_DIR)/data
 export RISKCORE_REPORTS := $(QUICK_DIR)/reports
 endif
 GAMES  ?= $(if $(QUICK),60,1000)
-REC_GAMES ?= $(if $(QUICK),30,300)
-BOOT   ?= $(if $(QUICK),200,1000)
+REC_GAMES ?= $(if $(QUICK),20,300)
+BOOT   ?= $(if $(QUICK),100,1000)
 SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
@@ -52,7 +52,7 @@ recognition: venv ## mission recognition experiment: train/test runs at 4 focus 
 GEN_GAMES ?= $(if $(QUICK),10,100)
 generalisation: venv ## recognisers on agent families they were not fitted on, and on the Domination corpus
 	$(STEP) generalisation -- $(BIN)/riskcore experiment generalisation --games $(GEN_GAMES) --bootstrap $(BOOT) \
-		$(if $(QUICK),--corpus-games 30)
+		$(if $(QUICK),--corpus-games 20)
 
 sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the data was regenerated)
 	$(STEP) sweep-phatt-weights -- $(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force

@@ -201,7 +201,7 @@ def run_search_experiment(n_positions: int = 200, lookahead: int = 4, deep_posit
     parts = _run_saving(tasks, cached, cache_path if use_cache else None, workers, dask, progress)
     # task order: the notebook's seeded bootstraps resample rows in the order stored
     nodes = pd.DataFrame([r for i in sorted(parts) for r in parts[i]])
-    scal = scalability()
+    scal = scalability(n=min(20, n_positions))  # 20 classic-board positions per player count; fewer in a quick run
     agent = agent_table(agent_games, seed, data_dir, workers, dask, progress)
     tables = {"search_nodes": nodes, "search_accuracy": accuracy_table(nodes), "search_scalability": scal,
               "search_agent": agent, "search_estimate": estimate_table(nodes)}
