@@ -73,7 +73,11 @@ class Board:
     def reinforcements(self, owned: np.ndarray) -> int:
         """The armies a player owning `owned` places at the start of its turn: max(3, territories // 3) plus the
         bonuses of the continents held (card trades come on top)."""
-        return max(3, int(owned.sum()) // 3) + int(self.continent_bonus[self.held_continents(owned)].sum())
+        return self.reinforcements_for(int(owned.sum()), self.held_continents(owned).tolist())
+
+    def reinforcements_for(self, territories: int, held: list[bool]) -> int:
+        """The same from a territory count and the continents held (for callers that keep counts)."""
+        return max(3, territories // 3) + sum(b for b, whole in zip(self.continent_bonus_list, held) if whole)
 
     def index(self, territory: str) -> int:
         """The index of a territory by name; raises `KeyError` naming it."""

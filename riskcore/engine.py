@@ -71,17 +71,16 @@ class GameState:
         """Record a change of `owner`, `alive` or `eliminated_by` (whoever writes them must call this)."""
         self.stamp = next(_STAMPS)
         self.done_by_stamp: dict[int, bool] = {}  # a new dict: a clone may still share the old one
-        self._counted_at = -1
+        self._counts: tuple[list[int], list[list[bool]]] | None = None
 
     def ownership(self) -> tuple[list[int], list[list[bool]]]:
         """Territories per player and, per player, whether it holds each continent whole; counted once per
         ownership change (victory is checked after every action, conquests are far rarer)."""
-        if self._counted_at != self.stamp:
+        if self._counts is None:
             board, nc = self.board, self.board.n_continents
             cells = np.bincount((self.owner + 1) * nc + board.continent_of, minlength=(self.n_players + 1) * nc)
             per_continent = cells.reshape(self.n_players + 1, nc)[1:]
             self._counts = (per_continent.sum(axis=1).tolist(), (per_continent == board.continent_sizes).tolist())
-            self._counted_at = self.stamp
         return self._counts
 
     # ---- derived facts -------------------------------------------------------------------------------------------
@@ -99,8 +98,7 @@ class GameState:
     def reinforcements(self, player: int) -> int:
         """max(3, territories // 3) + bonuses of the continents held (card trades come on top)."""
         territories, held = self.ownership()
-        bonus = self.board.continent_bonus_list
-        return max(3, territories[player] // 3) + sum(bonus[c] for c, whole in enumerate(held[player]) if whole)
+        return self.board.reinforcements_for(territories[player], held[player])
 
     def trade_value(self, cards: tuple[int, ...]) -> int:
         if self.config.card_values == "fixed":

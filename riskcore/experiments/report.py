@@ -54,9 +54,8 @@ def run_notebook(name: str, parameters: dict[str, Any] | None = None, data_dir: 
     """Execute one notebook; the executed copy is written atomically to reports/notebooks/NAME.ipynb."""
     import papermill
 
-    from riskcore.kernels import IpcKernelManager
-
     from riskcore.experiments.sweep import notebook_as_ipynb
+    from riskcore.kernels import IpcKernelManager
 
     out = paths.executed_notebooks_dir() / f"{name}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
