@@ -273,9 +273,8 @@ def extract_game(ev: dict[str, np.ndarray], n_players: int, hyp: Hypotheses, ext
     return extractor.parts
 
 
-def extract_chunk(hyp_name: str, board_name: str, n_players: int, extended: bool,
-                  events: dict[str, np.ndarray]) -> dict[str, list]:
-    hyp = build_hypotheses(load_board(board_name), hyp_name)
+def extract_chunk(hyp: Hypotheses, n_players: int, extended: bool, events: dict[str, np.ndarray]
+                  ) -> dict[str, list]:
     gids = events["game_id"]
     bounds = np.flatnonzero(np.diff(gids)) + 1
     merged: dict[str, list] = {}
@@ -349,11 +348,9 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
     if game_ids.empty:
         raise DataError(f"run {run!r} has no events")
     game_ids = game_ids.to_numpy()
-    tasks = []
+    tasks, where, data = [], (run, hyp_name, config.board, config.n_players), str(paths.data_dir(data_dir))
     for lo in range(0, len(game_ids), chunk_games):
         first, last = int(game_ids[lo]), int(game_ids[min(lo + chunk_games, len(game_ids)) - 1])
-        where = (run, hyp_name, config.board, config.n_players)
-        data = str(paths.data_dir(data_dir))
         tasks.append((*where, chunk_events(run, first, last, data)) if dask_address else (*where, first, last, data))
 
     def write(stage: Path) -> None:
@@ -383,7 +380,7 @@ def chunk_tables(run: str, hyp_name: str, board_name: str, n_players: int, event
                  ) -> dict[str, pa.Table]:
     """The feature tables of one chunk of a run's games."""
     hyp = build_hypotheses(load_board(board_name), hyp_name)
-    return feature_tables(run, hyp_name, extract_chunk(hyp_name, board_name, n_players, True, events), hyp)
+    return feature_tables(run, hyp_name, extract_chunk(hyp, n_players, True, events), hyp)
 
 
 def chunk_tables_from_db(run: str, hyp_name: str, board_name: str, n_players: int, first: int, last: int,
