@@ -12,12 +12,14 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import duckdb
-import pandas as pd
 
 from riskcore import paths
+
+if TYPE_CHECKING:  # pandas is imported by the functions that return frames: `simulate` needs none of it
+    import pandas as pd
 
 
 # Parquet trees under the data directory, and the key their sub-directories are named by (key=value)
@@ -34,6 +36,9 @@ class DatabaseLocked(DataError):
 
 
 WRITE_WAIT = float(os.environ.get("RISKCORE_LOCK_WAIT", 600))  # seconds a writer waits for readers to let go
+# DuckDB's buffer pool may otherwise take most of the machine's memory while a large run is inserted: a writer
+# gets a fixed budget and spills beyond it, so a run's registration costs the same memory at any number of games
+WRITE_MEMORY = os.environ.get("RISKCORE_DB_WRITE_MEMORY", "32MB")
 
 
 def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds: float | None = None
@@ -49,7 +54,7 @@ def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds:
     deadline, said = time.monotonic() + wait, False
     while True:
         try:
-            return duckdb.connect(str(db), read_only=read_only)
+            con = duckdb.connect(str(db), read_only=read_only)
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower():
                 raise DataError(f"cannot open the database {db}: {' '.join(str(exc).split())}") from None
@@ -61,6 +66,10 @@ def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds:
                       file=sys.stderr)
                 said = True
             time.sleep(0.2)
+            continue
+        if not read_only:
+            con.execute(f"SET memory_limit = '{WRITE_MEMORY}'")
+        return con
 
 
 def _sql_list(files: list[Path]) -> str:
@@ -251,6 +260,8 @@ def describe(data_dir: Path | None = None) -> pd.DataFrame:
             cols = con.execute("SELECT column_name || ' ' || data_type FROM information_schema.columns "
                                "WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
             rows.append({"table": name, "rows": n, "columns": ", ".join(c for (c,) in cols)})
+        import pandas as pd
+
         return pd.DataFrame(rows)
     finally:
         con.close()

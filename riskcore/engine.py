@@ -71,16 +71,25 @@ class GameState:
         """Record a change of `owner`, `alive` or `eliminated_by` (whoever writes them must call this)."""
         self.stamp = next(_STAMPS)
         self.done_by_stamp: dict[int, bool] = {}  # a new dict: a clone may still share the old one
-        self._counts: tuple[list[int], list[list[bool]]] | None = None
+        self._counts: tuple[list[int], list[list[bool]], np.ndarray] | None = None
 
     def ownership(self) -> tuple[list[int], list[list[bool]]]:
         """Territories per player and, per player, whether it holds each continent whole; counted once per
         ownership change (victory is checked after every action, conquests are far rarer)."""
+        return self._counted()[:2]
+
+    def continent_counts(self) -> np.ndarray:
+        """(players x continents) territories each player owns in each continent (read-only; per ownership change)."""
+        return self._counted()[2]
+
+    def _counted(self) -> tuple[list[int], list[list[bool]], np.ndarray]:
         if self._counts is None:
             board, nc = self.board, self.board.n_continents
             cells = np.bincount((self.owner + 1) * nc + board.continent_of, minlength=(self.n_players + 1) * nc)
             per_continent = cells.reshape(self.n_players + 1, nc)[1:]
-            self._counts = (per_continent.sum(axis=1).tolist(), (per_continent == board.continent_sizes).tolist())
+            per_continent.flags.writeable = False
+            self._counts = (per_continent.sum(axis=1).tolist(), (per_continent == board.continent_sizes).tolist(),
+                            per_continent)
         return self._counts
 
     # ---- derived facts -------------------------------------------------------------------------------------------

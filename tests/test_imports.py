@@ -20,3 +20,22 @@ def test_every_module_imports_first():
     # a fresh interpreter: re-importing the package here would leave two copies of its classes to later tests
     run = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, check=True)
     assert run.stdout == ""
+
+
+LIGHT = """
+import sys
+import numpy as np
+from riskcore.simulate import simulate_chunk, RunSpec
+from riskcore.config import GameConfig
+from riskcore.agents import make_agent
+make_agent("mission:focus=0.8", 0, np.random.default_rng(0))
+print(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "pandas", "scipy", "sklearn", "matplotlib"}))
+make_agent("gb", 0, np.random.default_rng(0))  # an agent's module comes in when a spec names it
+print("numba" in sys.modules)
+"""
+
+
+def test_a_mission_run_does_not_load_the_heavy_libraries():
+    # start-up is paid by every command and worker: numba, pandas and scipy only for the agents and steps using them
+    lines = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert lines[:2] == ["[]", "True"]

@@ -187,3 +187,15 @@ def test_several_frames_are_stored_in_one_transaction_all_or_nothing(tmp_path):
     assert query("SELECT setting FROM posteriors ORDER BY 1", data_dir=tmp_path).setting.tolist() == ["s1", "s2"]
     files = sorted(p.stem for p in paths.parquet_dir("posteriors", "run", "a", tmp_path).rglob("*.parquet"))
     assert files == ["s1", "s2"]
+
+
+def test_a_writer_keeps_to_its_memory_budget_and_still_registers_a_larger_run(tmp_path, monkeypatch):
+    from riskcore import db
+
+    monkeypatch.setattr(db, "WRITE_MEMORY", "8MB")
+    with db.transaction(tmp_path) as con:
+        assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == "7.6 MiB"
+    with db.connect(tmp_path, read_only=True) as reader:  # readers (notebooks, queries) keep DuckDB's default
+        assert reader.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "7.6 MiB"
+    assert main(SIM + ["--data-dir", str(tmp_path), "--games", "60"]) == 0
+    assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 60

@@ -5,33 +5,52 @@ from __future__ import annotations
 
 import inspect
 from functools import lru_cache
-from typing import Mapping
+from importlib import import_module
+from typing import Iterator, Mapping
 
 import numpy as np
 
-from riskcore.agents.aware import AwareAgent
 from riskcore.agents.base import Agent, PlayerView
-from riskcore.agents.bsr import BsrAgent
-from riskcore.agents.expert import ExpertAgent
-from riskcore.agents.gb_agent import GBAgent
-from riskcore.agents.mcrl import McRlAgent
-from riskcore.agents.mcs import McsAgent
-from riskcore.agents.heuristic import DominationAgent, MissionAgent
-from riskcore.agents.minimax_agent import MinimaxAgent
-from riskcore.agents.random_agent import RandomAgent
 from riskcore.params import Spec, SpecError, check_types, parse
 
-REGISTRY: dict[str, type[Agent]] = {}
+# name -> "module:class". An agent's module is imported when a spec first names it: the search agents pull in
+# numba and the recognition-aware one pandas and scipy, a second of start-up a `mission` run does not need.
+_BUILT_IN = {
+    "random": "random_agent:RandomAgent", "mission": "heuristic:MissionAgent",
+    "domination": "heuristic:DominationAgent", "bsr": "bsr:BsrAgent", "minimax": "minimax_agent:MinimaxAgent",
+    "mc-rl": "mcrl:McRlAgent", "mcs": "mcs:McsAgent", "expert": "expert:ExpertAgent", "aware": "aware:AwareAgent",
+    "gb": "gb_agent:GBAgent",
+}
+
+
+class _Registry(Mapping):
+    """Agent classes by name, imported on first use."""
+
+    def __init__(self, where: dict[str, str]):
+        self._where, self._classes = dict(where), {}
+
+    def __getitem__(self, name: str) -> type[Agent]:
+        if name not in self._classes:
+            module, cls = self._where[name].split(":")
+            self._classes[name] = getattr(import_module(f"riskcore.agents.{module}"), cls)
+        return self._classes[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def add(self, cls: type[Agent]) -> None:
+        self._where[cls.name], self._classes[cls.name] = f"{cls.__module__}:{cls.__name__}", cls
+
+
+REGISTRY = _Registry(_BUILT_IN)
 
 
 def register(cls: type[Agent]) -> type[Agent]:
-    REGISTRY[cls.name] = cls
+    REGISTRY.add(cls)
     return cls
-
-
-for _cls in (RandomAgent, MissionAgent, DominationAgent, BsrAgent, MinimaxAgent, McRlAgent, McsAgent, ExpertAgent,
-             AwareAgent, GBAgent):
-    register(_cls)
 
 
 class AgentSpecError(ValueError):

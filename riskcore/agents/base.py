@@ -74,6 +74,10 @@ class PlayerView:
     def held_continents(self, player: int | None = None) -> np.ndarray:
         return self._s.held_continents(self.player if player is None else player)
 
+    def continent_counts(self) -> np.ndarray:
+        """(players x continents) territories each player owns in each continent (public)."""
+        return self._s.continent_counts()
+
     def public_log(self, start: int = 0) -> list[tuple]:
         """Events from `start` on as an observer at this seat sees them: other players' drawn cards are hidden."""
         log = self._s.log[start:]

@@ -202,8 +202,7 @@ def _distance_to_enemy(board, owner: np.ndarray, me: int) -> np.ndarray:
 
 def continent_shares(view: PlayerView, player: int) -> np.ndarray:
     """Share of each continent's territories that `player` owns."""
-    mask = view.board.continent_mask
-    return (mask & (view.owner == player)[None, :]).sum(axis=1) / mask.sum(axis=1)
+    return view.continent_counts()[player] / view.board.continent_sizes
 
 
 def mission_targets(view: PlayerView) -> np.ndarray | None:
@@ -254,10 +253,10 @@ class DominationAgent(HeuristicAgent):
         cont_value = 0.5 + share * board.continent_bonus / board.continent_bonus.max()
         value = cont_value[board.continent_of]
         # break continents an opponent holds whole
+        held = view.continent_counts() == board.continent_sizes
         for p in range(view.n_players):
             if p != self.player and view.alive[p]:
-                held = view.held_continents(p)
-                value = value + 0.5 * held[board.continent_of]
+                value = value + 0.5 * held[p][board.continent_of]
         return value / value.max()
 
 
