@@ -11,6 +11,8 @@ from riskcore.search.endfeatures import end_features
 from riskcore.search.endscore import load_scorer
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch
+from riskcore.search import goal_kernels as gk
+from riskcore.search.goals import all_goals
 
 
 def pair(players: int, board: str = "small", **settings):
@@ -51,6 +53,33 @@ def test_compiled_model_steps_agree_with_the_plain_model_on_the_classic_board_wi
         walk_b, made_b = turn_sequences(plain, plain.apply(s, plain.actions(s)[0]))
         assert made_a == made_b and [x for x, _ in walk_a] == [x for x, _ in walk_b]
         assert all(y.key() == z.key() for (_, y), (_, z) in zip(walk_a, walk_b))
+
+
+@pytest.mark.parametrize("board,players,max_attacks", [("small", 2, 2), ("small", 3, 3), ("classic", 4, 3)])
+def test_compiled_goals_play_the_plain_goals_turns(board, players, max_attacks):
+    b = load_board(board)
+    fast, plain = Model(b, players, max_attacks), PlainModel(b, players, max_attacks)
+    followed = 0
+    for s in positions(12, players, 330 + players, board=board):
+        for start in (s, fast.apply(s, fast.actions(s)[0])):  # from the placement and from the attacks
+            for goal in all_goals(fast):
+                if goal.kind in ("break", "eliminate") and goal.target == start.to_move:
+                    continue
+                p = start.to_move
+                assert goal.applicable(fast, start, p) == goal.applicable(plain, start, p)
+                if start.phase == "place":  # the placement's two rankings, element by element
+                    code, probes = gk.KIND_CODES[goal.kind], np.zeros(1, dtype=np.int64)
+                    assert np.array_equal(gk._defence_scores(code, goal.target, start.owner, start.armies, p,
+                                                             fast.tables, probes), goal._defence_scores(plain, start, p))
+                    if goal.kind != "secure":
+                        assert np.array_equal(gk._entry_scores(code, goal.target, start.owner, start.armies, p,
+                                                               fast.tables), goal._entry_scores(plain, start, p))
+                before = (fast.generated, plain.generated)
+                (end_a, acts_a), (end_b, acts_b) = goal.follow(fast, start), goal.follow(plain, start)
+                assert acts_a == acts_b and end_a.key() == end_b.key(), (goal.name, start.key())
+                assert fast.generated - before[0] == plain.generated - before[1], goal.name
+                followed += len(acts_a) > 2
+    assert followed > 0  # some goals attacked: the comparison covered more than placing and ending
 
 
 def test_compiled_end_features_are_the_plain_ones_bit_for_bit():

@@ -70,6 +70,8 @@ def bench_search(positions_per_count: int = 6, lookahead: int = 3, seed: int = 2
         states = positions(positions_per_count, players, seed + players)
         warm = Model(board, players, 2)
         MaxN(warm).root(states[0], 1)  # compile or load the kernels outside the timing
+        for policy in SEARCHES.values():
+            policy_search(warm, states[0].to_move, policy).decide(states[0], 1)
         searches = {"AB": None, **SEARCHES}
         for name, policy in searches.items():
             for label, kind in (("compiled", Model), ("plain", PlainModel)):

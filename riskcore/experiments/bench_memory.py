@@ -39,7 +39,7 @@ def _simulate(run: str, games: int, data: Path) -> list[str]:
                      "--data-dir", str(data))
 
 
-def bench_memory(games: tuple[int, ...] = (1000, 5000), feature_games: int = 1000, reruns: int = 3,
+def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: int = 1000, reruns: int = 3,
                  out_dir: Path | None = None) -> pd.DataFrame:
     from riskcore.experiments.bench import _write
 

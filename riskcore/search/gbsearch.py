@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, first_best, maxn_better, maxn_search, turn_sequences
+from riskcore.search.abstract import AState, Model, first_best, maxn_better, maxn_search, turn_sequences
 from riskcore.search.endscore import EndScorer, turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.goals import Goal, applicable_goals
@@ -98,13 +98,9 @@ class GBSearch:
             plan = goal.plan(self.model, s, p)
             self.nodes += len(plan)
             return plan[-1][1], [a for a, _ in plan]
-        while True:
-            a = goal.next_action(self.model, s, p)
-            s = self.model.apply(s, a)
-            self.nodes += 1
-            actions.append(a)
-            if a == END or self.model.terminal(s):
-                return s, actions
+        s, actions = goal.follow(self.model, s)
+        self.nodes += len(actions)
+        return s, actions
 
     def _exact_end(self, s: AState, after: int) -> tuple[AState, list[tuple]]:
         """The end of the mover's turn from `s` (placement done) that exact max^n over the `after` turns following

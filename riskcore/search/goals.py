@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from riskcore.search.abstract import END, AState, Model, first_best
+from riskcore.search import goal_kernels as gk
+from riskcore.search.abstract import END, AState, Model, PlainModel, first_best
 from riskcore.search.endscore import turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.battle import expected_battle
@@ -70,6 +71,8 @@ class Goal:
             return s.phase == "place" and ("place", self.target) in m.placements(s)
         if self.kind == "ranked":  # GB search counts the ends once for all ranks (`GBSearch.choices`)
             return s.phase == "place" and len(turn_ends(m, s)[0]) > self.target
+        if not isinstance(m, PlainModel):
+            return bool(gk.goal_applicable(gk.KIND_CODES[self.kind], self.target, s.owner, p, m.tables))
         t = self.targets(m, s, p)
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
         return bool(t.any() and near)
@@ -124,6 +127,27 @@ class Goal:
             s = m.apply(s, ("place", self.target))
             head = [(("place", self.target), s)]
         return head + MaxN(m).principal_variation(s, 1)
+
+    def follow(self, m: Model, s: AState) -> tuple[AState, list[tuple]]:
+        """A rule-following goal played by its mover to the end of the turn (or of the game): the state after and
+        the actions taken; every state made counts in `m.generated`."""
+        p, actions = s.to_move, []
+        if not isinstance(m, PlainModel):
+            counter = np.zeros(1, dtype=np.int64)
+            codes, owner, armies, to_move, phase, attacks = gk.goal_turn(
+                gk.KIND_CODES[self.kind], self.target, s.owner, s.armies, p, int(s.phase != "place"), s.attacks,
+                m.tables, counter)
+            m.generated += int(counter[0])
+            n, src, dst = len(s.owner), m.tables[gk.EDGE_SRC], m.tables[gk.EDGE_DST]
+            actions = [END if c < 0 else ("place", int(c)) if c < n else ("attack", int(src[c - n]), int(dst[c - n]))
+                       for c in codes.tolist()]
+            return AState(owner, armies, int(to_move), "place" if phase == 0 else "attack", int(attacks)), actions
+        while True:
+            a = self.next_action(m, s, p)
+            s = m.apply(s, a)
+            actions.append(a)
+            if a == END or m.terminal(s):
+                return s, actions
 
     def next_action(self, m: Model, s: AState, p: int) -> tuple:
         if self.kind == "ranked":
