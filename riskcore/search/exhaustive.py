@@ -75,6 +75,8 @@ class MaxN:
         """The actions max^n picks from `s` until `turns` turns end (or the game does), each with the state it
         leads to. With transpositions the choices after the first are read from the table, so beyond `root`'s
         work this costs only the children of each chosen state. `nodes` grows by the tree below `s`, as `root`."""
+        if self.compiled:
+            return self._compiled_variation(s, turns)
         plan = []
         while turns > 0 and not self.model.terminal(s):
             children = {a: self.model.apply(s, a) for a in self.model.actions(s)}
@@ -85,3 +87,15 @@ class MaxN:
             s, turns = children[a], turns - (a == END)
             plan.append((a, s))
         return plan
+
+    def _compiled_variation(self, s: AState, turns: int) -> list[tuple[tuple, AState]]:
+        m, counter = self.model, np.zeros(1, dtype=np.int64)
+        codes, owners, armies, info, tree = kernels.principal_variation(
+            s.owner, s.armies, s.to_move, int(s.phase != "place"), s.attacks, turns, m.tables, self._table, counter)
+        m.generated += int(counter[0])
+        self.nodes += int(tree)
+        n, src, dst = len(s.owner), m.tables[kernels.EDGE_SRC], m.tables[kernels.EDGE_DST]
+        return [(END if c < 0 else ("place", c) if c < n else ("attack", int(src[c - n]), int(dst[c - n])),
+                 AState(owners[k], armies[k], int(info[k, 0]), "place" if info[k, 1] == 0 else "attack",
+                        int(info[k, 2])))
+                for k, c in enumerate(codes.tolist())]

@@ -71,7 +71,7 @@ class Goal:
             return s.phase == "place" and ("place", self.target) in m.placements(s)
         if self.kind == "ranked":  # GB search counts the ends once for all ranks (`GBSearch.choices`)
             return s.phase == "place" and len(turn_ends(m, s)[0]) > self.target
-        if not isinstance(m, PlainModel):
+        if self.kind in gk.KIND_CODES and not isinstance(m, PlainModel):
             return bool(gk.goal_applicable(gk.KIND_CODES[self.kind], self.target, s.owner, p, m.tables))
         t = self.targets(m, s, p)
         near = (m.board.adjacency[:, t].any(axis=1) & (s.owner == p)).any()
@@ -132,7 +132,7 @@ class Goal:
         """A rule-following goal played by its mover to the end of the turn (or of the game): the state after and
         the actions taken; every state made counts in `m.generated`."""
         p, actions = s.to_move, []
-        if not isinstance(m, PlainModel):
+        if self.kind in gk.KIND_CODES and not isinstance(m, PlainModel):
             counter = np.zeros(1, dtype=np.int64)
             codes, owner, armies, to_move, phase, attacks = gk.goal_turn(
                 gk.KIND_CODES[self.kind], self.target, s.owner, s.armies, p, int(s.phase != "place"), s.attacks,

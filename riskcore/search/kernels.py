@@ -304,6 +304,55 @@ def maxn(owner, armies, mover, phase, attacks, turns, tables, table, counter):
 
 
 @njit(cache=True)
+def principal_variation(owner, armies, mover, phase, attacks, turns, tables, table, counter):
+    """The actions max^n picks from the state until `turns` ends of turn (or the end of the game), each with the
+    state it leads to (`MaxN.principal_variation`): (action codes, owners, armies, (mover, phase, attacks) per
+    step, tree size below the state). Codes as `turn_walk`'s. Children are searched with `maxn` on the shared
+    `table`; every child made counts in `counter[0]`."""
+    src, dst = tables[EDGE_SRC], tables[EDGE_DST]
+    n, n_players = owner.shape[0], tables[N_PLAYERS]
+    longest = turns * (tables[MAX_ATTACKS] + 2) + 1
+    codes = np.empty(longest, dtype=np.int64)
+    owners = np.empty((longest, n), dtype=np.int64)
+    armies_at = np.empty((longest, n), dtype=np.int64)
+    info = np.empty((longest, 3), dtype=np.int64)  # mover, phase, attacks made
+    k, tree = 0, np.int64(0)
+    while turns > 0 and not terminal(owner):
+        if phase == 0:
+            kids = placements(owner, mover, tables)
+        else:
+            kids = np.append(attack_edges(owner, armies, mover, attacks, tables), -1)
+        r = reserve(owner, mover, tables[CONT_MASK], tables[BONUS])
+        found, pick, pick_v = False, 0, 0.0
+        best_o, best_a, best_m, best_ph, best_at, best_tu = owner, armies, mover, phase, attacks, turns
+        for c in kids:
+            counter[0] += 1
+            o, a, m, ph, at, tu = owner, armies, mover, 1, attacks + 1, turns
+            if phase == 0:
+                a = armies.copy()
+                a[c] += r
+                at = 0
+            elif c >= 0:
+                o, a = attack(owner, armies, src[c], dst[c], tables)
+            else:
+                m, ph, at, tu = next_player(owner, mover, n_players), 0, 0, turns - 1
+            v, size = maxn(o, a, m, ph, at, tu, tables, table, counter)
+            if k == 0:
+                tree += size
+            if not found or v[mover] > pick_v + 1e-12:
+                found, pick, pick_v = True, c, v[mover]
+                best_o, best_a, best_m, best_ph, best_at, best_tu = o, a, m, ph, at, tu
+        if k == 0:
+            tree += 1
+        codes[k] = pick if phase == 0 or pick < 0 else n + pick
+        owner, armies, mover, phase, attacks, turns = best_o, best_a, best_m, best_ph, best_at, best_tu
+        owners[k], armies_at[k] = owner, armies
+        info[k, 0], info[k, 1], info[k, 2] = mover, phase, attacks
+        k += 1
+    return codes[:k], owners[:k], armies_at[:k], info[:k], tree
+
+
+@njit(cache=True)
 def turn_walk(owner, armies, mover, phase, attacks, tables):
     """Every action sequence of the mover's turn from the state, depth first in the model's order, with the state
     each ends in (the end of the turn, or a conquest that ends the game). Returns (end owners, end armies, end
