@@ -55,6 +55,20 @@ def test_compiled_model_steps_agree_with_the_plain_model_on_the_classic_board_wi
         assert all(y.key() == z.key() for (_, y), (_, z) in zip(walk_a, walk_b))
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_compiled_principal_variation_is_the_plain_one(players):
+    fast, plain = pair(players)
+    for s in positions(4, players, 340 + players):
+        for start in (s, fast.apply(s, fast.actions(s)[-1])):
+            for turns in (1, 2):
+                a, b = MaxN(fast), MaxN(plain)
+                before = (fast.generated, plain.generated)
+                pa, pb = a.principal_variation(start, turns), b.principal_variation(start, turns)
+                assert [x for x, _ in pa] == [x for x, _ in pb] and len(pa) > 0
+                assert all(y.key() == z.key() for (_, y), (_, z) in zip(pa, pb))
+                assert a.nodes == b.nodes and fast.generated - before[0] == plain.generated - before[1]
+
+
 @pytest.mark.parametrize("board,players,max_attacks", [("small", 2, 2), ("small", 3, 3), ("classic", 4, 3)])
 def test_compiled_goals_play_the_plain_goals_turns(board, players, max_attacks):
     b = load_board(board)
