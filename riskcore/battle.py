@@ -9,6 +9,7 @@ state in one uniform draw from the precomputed, cached distribution.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
@@ -105,9 +106,40 @@ def conquer_probability(attackers: int, defenders: int) -> Fraction:
     return sum((p for (a, d), p in battle_distribution(attackers, defenders, 0).items() if d == 0), Fraction(0))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=None)
+def _float_rolls(attacker_dice: int, defender_dice: int) -> tuple[tuple[int, int, float], ...]:
+    """`roll_outcomes` as (attacker losses, defender losses, float probability), in the same order."""
+    return tuple((al, dl, float(q)) for (al, dl), q in roll_outcomes(attacker_dice, defender_dice).items())
+
+
+def _absorbing_float(attackers: int, defenders: int, stop_at: int) -> dict[tuple[int, int], float]:
+    """`_absorbing` in floats over a flat array: the same states visited in the same order with the same
+    products and sums, so the same bits, without a dictionary per state (sampling tables are built often)."""
+    if attackers < 0 or defenders < 0 or stop_at < 0:
+        raise ValueError(f"armies and stop_at must be non-negative, got {attackers}, {defenders}, {stop_at}")
+    width = defenders + 1
+    mass: list[float | None] = [None] * ((attackers + 1) * width)
+    mass[attackers * width + defenders] = 1.0
+    final: dict[tuple[int, int], float] = {}
+    rolls = {(a, d): _float_rolls(a, d) for a in (1, 2, 3) for d in (1, 2)}
+    for total in range(attackers + defenders, -1, -1):
+        for a in range(min(attackers, total), max(total - defenders, 0) - 1, -1):
+            d = total - a
+            p = mass[a * width + d]
+            if p is None:
+                continue
+            if d == 0 or a <= stop_at:
+                final[(a, d)] = p
+                continue
+            for al, dl, q in rolls[(min(3, a), min(2, d))]:
+                k = (a - al) * width + d - dl
+                held = mass[k]
+                mass[k] = (0 if held is None else held) + p * q
+    return final
+
+
 def _battle_table(attackers: int, defenders: int, stop_at: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    dist = _absorbing(attackers, defenders, stop_at, 1.0, float)
+    dist = _absorbing_float(attackers, defenders, stop_at)
     keys = sorted(dist)
     cum = np.cumsum([dist[k] for k in keys])
     cum /= cum[-1]
@@ -132,11 +164,16 @@ def sample_battle(rng: np.random.Generator, attackers: int, defenders: int, stop
         return attackers - a, defenders - d, dice
     if defenders == 0 or attackers <= stop_at:
         return 0, 0, 0
-    fa, fd, cum = _battle_table(attackers, defenders, stop_at)
-    i = int(np.searchsorted(cum, rng.random(), side="right"))
-    a = int(fa[i])
+    fa, fd, cum = _battle_lists(attackers, defenders, stop_at)
+    i = bisect_right(cum, rng.random())  # as numpy's searchsorted(side="right"), on a list: one draw per battle
+    a = fa[i]
     # the last roll used min(3, armies before it) >= min(3, a) dice; min(3, a) is all the occupy rule needs
-    return attackers - a, defenders - int(fd[i]), min(3, max(a, 1))
+    return attackers - a, defenders - fd[i], min(3, max(a, 1))
+
+
+@lru_cache(maxsize=65536)
+def _battle_lists(attackers: int, defenders: int, stop_at: int) -> tuple[list[int], list[int], list[float]]:
+    return tuple(x.tolist() for x in _battle_table(attackers, defenders, stop_at))
 
 
 @lru_cache(maxsize=None)

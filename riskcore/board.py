@@ -51,6 +51,10 @@ class Board:
         return self.continent_mask.sum(axis=1)
 
     @cached_property
+    def continent_sizes_list(self) -> list[int]:
+        return [int(n) for n in self.continent_sizes]
+
+    @cached_property
     def continent_bonus_list(self) -> list[int]:
         return [int(b) for b in self.continent_bonus]
 

@@ -70,7 +70,8 @@ class GameState:
     def owners_changed(self) -> None:
         """Record a change of `owner`, `alive` or `eliminated_by` (whoever writes them must call this)."""
         self.stamp = next(_STAMPS)
-        self.done_by_stamp: dict[int, bool] = {}  # a new dict: a clone may still share the old one
+        # per player, whether its mission is done; ("nobody", player): no one won when player last acted
+        self.done_by_stamp: dict = {}  # a new dict: a clone may still share the old one
         self._counts: tuple[list[int], list[list[bool]], np.ndarray] | None = None
 
     def ownership(self) -> tuple[list[int], list[list[bool]]]:
@@ -191,79 +192,107 @@ def _reachable(state: GameState, src: int) -> set[int]:
     return seen
 
 
+def _territory_ok(t, n: int) -> bool:
+    return isinstance(t, (int, np.integer)) and 0 <= t < n
+
+
+def _check_claim(state: GameState, action: Claim) -> None:
+    if state.phase != CLAIM:
+        _fail("claiming only happens in the claim phase", action, state)
+    if not _territory_ok(action.territory, state.board.n_territories) or state.owner[action.territory] != -1:
+        _fail("can only claim an unowned territory", action, state)
+
+
+def _check_place(state: GameState, action: Place) -> None:
+    me, phase = state.current, state.phase
+    if phase not in (SETUP, REINFORCE):
+        _fail("armies are placed only in setup or reinforcement", action, state)
+    if not _territory_ok(action.territory, state.board.n_territories) or state.owner[action.territory] != me:
+        _fail("armies can only be placed on your own territory", action, state)
+    if phase == REINFORCE and len(state.hands[me]) >= state.config.forced_trade_at:
+        _fail(f"holding {len(state.hands[me])} cards: must trade before placing", action, state)
+    if not 1 <= action.armies <= state.reserve:
+        _fail(f"must place between 1 and {state.reserve} armies", action, state)
+
+
+def _check_trade(state: GameState, action: Trade) -> None:
+    me = state.current
+    if state.phase != REINFORCE:
+        _fail("cards are traded only in the reinforcement phase", action, state)
+    cards = tuple(action.cards)
+    if len(cards) != 3 or len(set(cards)) != 3 or any(c not in state.hands[me] for c in cards):
+        _fail("must trade three distinct cards from your own hand", action, state)
+    if not is_set([int(state.board.card_symbol[c]) for c in cards]):
+        _fail("cards must be three alike, one of each, or include a wild", action, state)
+
+
+def _check_attack(state: GameState, action: Attack) -> None:
+    me, owner, armies, n = state.current, state.owner, state.armies, state.board.n_territories
+    if state.phase != ATTACK:
+        _fail("attacks happen only in the attack phase", action, state)
+    src, dst = action.src, action.dst
+    if not (_territory_ok(src, n) and _territory_ok(dst, n)) or owner[src] != me:
+        _fail("must attack from your own territory", action, state)
+    if owner[dst] == me or not state.board.adjacency[src, dst]:
+        _fail("must attack an adjacent enemy territory", action, state)
+    if armies[src] < 2:
+        _fail("attacking territory needs at least 2 armies", action, state)
+    if action.dice is not None and not 1 <= action.dice <= min(3, armies[src] - 1):
+        _fail(f"attacker may roll 1..{min(3, armies[src] - 1)} dice", action, state)
+    # stop_at = the rolling armies (armies - 1): a battle called off before its first roll (a recorded
+    # program's players may declare an attack and withdraw)
+    if action.stop_at is not None and not 0 <= action.stop_at <= armies[src] - 1:
+        _fail(f"stop_at must be in 0..{armies[src] - 1}", action, state)
+
+
+def _check_occupy(state: GameState, action: Occupy) -> None:
+    if state.phase != OCCUPY:
+        _fail("occupying follows a conquest", action, state)
+    src, _, low = state.occupy
+    if not low <= action.armies <= state.armies[src] - 1:
+        _fail(f"must move between {low} and {state.armies[src] - 1} armies", action, state)
+
+
+def _check_end_attack(state: GameState, action: EndAttack) -> None:
+    if state.phase != ATTACK:
+        _fail("only the attack phase can be ended", action, state)
+
+
+def _check_fortify(state: GameState, action: Fortify) -> None:
+    me, owner, armies, n = state.current, state.owner, state.armies, state.board.n_territories
+    if state.phase != FORTIFY:
+        _fail("fortifying happens only in the fortify phase", action, state)
+    src, dst = action.src, action.dst
+    if not (_territory_ok(src, n) and _territory_ok(dst, n)) or owner[src] != me or owner[dst] != me or src == dst:
+        _fail("must fortify between two different territories of your own", action, state)
+    if state.config.fortify == "adjacent" and not state.board.adjacency[src, dst]:
+        _fail("fortify moves only between adjacent territories", action, state)
+    if state.config.fortify == "connected" and dst not in _reachable(state, src):
+        _fail("fortify moves only along a path of your own territories", action, state)
+    if not 1 <= action.armies <= armies[src] - 1:
+        _fail(f"must move 1..{armies[src] - 1} armies, leaving at least one", action, state)
+
+
+def _check_end_turn(state: GameState, action: EndTurn) -> None:
+    if state.phase != FORTIFY:
+        _fail("the turn ends from the fortify phase", action, state)
+
+
+# one rule-checker per action type: a dictionary look-up instead of a chain of isinstance tests on every action
+_CHECKS = {Claim: _check_claim, Place: _check_place, Trade: _check_trade, Attack: _check_attack,
+           Occupy: _check_occupy, EndAttack: _check_end_attack, Fortify: _check_fortify, EndTurn: _check_end_turn}
+
+
 def check_action(state: GameState, action: Action) -> None:
     """Raise `IllegalAction` naming the broken rule, or return if `action` is legal now."""
-    me, phase, owner, armies, n = state.current, state.phase, state.owner, state.armies, state.board.n_territories
-
-    def territory_ok(t: int) -> bool:
-        return isinstance(t, (int, np.integer)) and 0 <= t < n
-
-    if phase == OVER:
+    if state.phase == OVER:
         _fail("the game is over", action, state)
-    if isinstance(action, Claim):
-        if phase != CLAIM:
-            _fail("claiming only happens in the claim phase", action, state)
-        if not territory_ok(action.territory) or owner[action.territory] != -1:
-            _fail("can only claim an unowned territory", action, state)
-    elif isinstance(action, Place):
-        if phase not in (SETUP, REINFORCE):
-            _fail("armies are placed only in setup or reinforcement", action, state)
-        if not territory_ok(action.territory) or owner[action.territory] != me:
-            _fail("armies can only be placed on your own territory", action, state)
-        if phase == REINFORCE and len(state.hands[me]) >= state.config.forced_trade_at:
-            _fail(f"holding {len(state.hands[me])} cards: must trade before placing", action, state)
-        if not 1 <= action.armies <= state.reserve:
-            _fail(f"must place between 1 and {state.reserve} armies", action, state)
-    elif isinstance(action, Trade):
-        if phase != REINFORCE:
-            _fail("cards are traded only in the reinforcement phase", action, state)
-        cards = tuple(action.cards)
-        if len(cards) != 3 or len(set(cards)) != 3 or any(c not in state.hands[me] for c in cards):
-            _fail("must trade three distinct cards from your own hand", action, state)
-        if not is_set([int(state.board.card_symbol[c]) for c in cards]):
-            _fail("cards must be three alike, one of each, or include a wild", action, state)
-    elif isinstance(action, Attack):
-        if phase != ATTACK:
-            _fail("attacks happen only in the attack phase", action, state)
-        src, dst = action.src, action.dst
-        if not (territory_ok(src) and territory_ok(dst)) or owner[src] != me:
-            _fail("must attack from your own territory", action, state)
-        if owner[dst] == me or not state.board.adjacency[src, dst]:
-            _fail("must attack an adjacent enemy territory", action, state)
-        if armies[src] < 2:
-            _fail("attacking territory needs at least 2 armies", action, state)
-        if action.dice is not None and not 1 <= action.dice <= min(3, armies[src] - 1):
-            _fail(f"attacker may roll 1..{min(3, armies[src] - 1)} dice", action, state)
-        # stop_at = the rolling armies (armies - 1): a battle called off before its first roll (a recorded
-        # program's players may declare an attack and withdraw)
-        if action.stop_at is not None and not 0 <= action.stop_at <= armies[src] - 1:
-            _fail(f"stop_at must be in 0..{armies[src] - 1}", action, state)
-    elif isinstance(action, Occupy):
-        if phase != OCCUPY:
-            _fail("occupying follows a conquest", action, state)
-        src, _, low = state.occupy
-        if not low <= action.armies <= armies[src] - 1:
-            _fail(f"must move between {low} and {armies[src] - 1} armies", action, state)
-    elif isinstance(action, EndAttack):
-        if phase != ATTACK:
-            _fail("only the attack phase can be ended", action, state)
-    elif isinstance(action, Fortify):
-        if phase != FORTIFY:
-            _fail("fortifying happens only in the fortify phase", action, state)
-        src, dst = action.src, action.dst
-        if not (territory_ok(src) and territory_ok(dst)) or owner[src] != me or owner[dst] != me or src == dst:
-            _fail("must fortify between two different territories of your own", action, state)
-        if state.config.fortify == "adjacent" and not state.board.adjacency[src, dst]:
-            _fail("fortify moves only between adjacent territories", action, state)
-        if state.config.fortify == "connected" and dst not in _reachable(state, src):
-            _fail("fortify moves only along a path of your own territories", action, state)
-        if not 1 <= action.armies <= armies[src] - 1:
-            _fail(f"must move 1..{armies[src] - 1} armies, leaving at least one", action, state)
-    elif isinstance(action, EndTurn):
-        if phase != FORTIFY:
-            _fail("the turn ends from the fortify phase", action, state)
-    else:
-        raise IllegalAction(f"unknown action {action!r}")
+    check = _CHECKS.get(type(action))
+    if check is None:
+        check = next((c for kind, c in _CHECKS.items() if isinstance(action, kind)), None)
+        if check is None:
+            raise IllegalAction(f"unknown action {action!r}")
+    check(state, action)
 
 
 def legal_actions(state: GameState) -> list[Action]:
@@ -451,6 +480,10 @@ def _check_victory(state: GameState) -> None:
         if state.ownership()[0][me] == state.board.n_territories:
             _finish(state, me, "domination")
         return
+    # nobody won at the last check with these owners and this player to act, and no mission counts armies
+    nobody = ("nobody", me)
+    if nobody in state.done_by_stamp:
+        return
     # the acting player first; after an elimination a destroy mission elsewhere may have fallen back to 24
     order = [me] + ([p for p in range(state.n_players) if p != me] if (state.eliminated_by >= 0).any() else [])
     for p in order:
@@ -459,12 +492,19 @@ def _check_victory(state: GameState) -> None:
             return
     if sum(state.alive) == 1:  # the last player standing wins even in mission mode
         _finish(state, me, "domination")
+        return
+    if not any(_counts_armies(state.missions[p]) for p in order):
+        state.done_by_stamp[nobody] = True
+
+
+def _counts_armies(m: Mission) -> bool:
+    return m.kind == "territories" and m.min_armies > 1
 
 
 def _mission_done(state: GameState, p: int) -> bool:
     """Whether p's mission is fulfilled; cached while ownership stays as it is, unless the mission counts armies."""
     m = state.missions[p]
-    by_armies = m.kind == "territories" and m.min_armies > 1
+    by_armies = _counts_armies(m)
     cached = None if by_armies else state.done_by_stamp.get(p)
     if cached is None:
         territories, held = state.ownership()

@@ -10,6 +10,7 @@ Kinds, as in the board file's `missions` list:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -115,5 +116,6 @@ class Mission:
         return bool(eliminated_by[self.colour] == player)
 
 
+@lru_cache(maxsize=16)  # boards compare by identity; searching agents compile a board's missions per playout
 def compile_missions(board) -> tuple[Mission, ...]:
     return tuple(Mission.from_spec(i, m, board.continent_names) for i, m in enumerate(board.missions))

@@ -6,6 +6,8 @@ own mission, never another player's, and a private `numpy.random.Generator` of i
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from riskcore.actions import Action
@@ -20,7 +22,7 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
 
 def _public(name: str, doc: str) -> property:
     """A read-only pass-through to a public field of the game state."""
-    return property(lambda self: getattr(self._s, name), doc=doc)
+    return property(attrgetter(f"_s.{name}"), doc=doc)
 
 
 class PlayerView:
@@ -73,6 +75,10 @@ class PlayerView:
 
     def held_continents(self, player: int | None = None) -> np.ndarray:
         return self._s.held_continents(self.player if player is None else player)
+
+    def continents_held(self) -> list[list[bool]]:
+        """Per player, whether it holds each continent whole (public; lists, shared: do not change them)."""
+        return self._s.ownership()[1]
 
     def continent_counts(self) -> np.ndarray:
         """(players x continents) territories each player owns in each continent (public)."""

@@ -24,6 +24,7 @@ from riskcore.cards import find_sets
 
 _P = win_probability_table(64)
 _CAP = _P.shape[0] - 1
+_P_ROWS = _P.tolist()  # Python floats: scalar look-ups in decision loops
 
 
 def conquer_odds(attackers: np.ndarray, defenders: np.ndarray) -> np.ndarray:
@@ -42,16 +43,16 @@ class HeuristicAgent(Agent):
             raise ValueError(f"{self.name}: mission_weight must be non-negative, got {mission_weight}")
         self.threshold = threshold
         self.mission_bias = float(mission_weight)
-        self._cache_key: tuple = ()
+        self._stamp, self._mission = -1, None
         self._cached: tuple = ()
+        self._front: list | None = None
 
     def _ownership_facts(self, view: PlayerView) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """(front sources, front targets, territory values), recomputed only when ownership changes: agents
         decide hundreds of times between two conquests. Values are cached only when `values` follows ownership
         alone (the classes in `_OWNERSHIP_VALUES`); else None and `valued` is called each time."""
         state = view._s
-        key = (state.stamp, state.missions[self.player])
-        if key != self._cache_key:
+        if state.stamp != self._stamp or state.missions[self.player] is not self._mission:
             me, owner = self.player, view.owner
             src, dst = _edges(view.board)
             front = (owner[src] == me) & (owner[dst] != me)
@@ -59,8 +60,20 @@ class HeuristicAgent(Agent):
             if type(self).values in _OWNERSHIP_VALUES:
                 value = self.valued(view)
                 value.flags.writeable = False
-            self._cache_key, self._cached = key, (src[front], dst[front], value)
+            self._stamp, self._mission = state.stamp, state.missions[self.player]
+            self._cached = (src[front], dst[front], value)
+            self._front = None
         return self._cached
+
+    def _front_list(self, view: PlayerView) -> list[tuple[int, int, float]] | None:
+        """The front as (source, target, target's value) in border order, for decisions that walk it in Python
+        (faster than numpy on a few dozen borders); None when values do not follow ownership alone."""
+        src, dst, value = self._ownership_facts(view)
+        if value is None:
+            return None
+        if self._front is None:
+            self._front = list(zip(src.tolist(), dst.tolist(), value[dst].tolist()))
+        return self._front
 
     def _values_now(self, view: PlayerView) -> np.ndarray:
         value = self._ownership_facts(view)[2]
@@ -106,6 +119,47 @@ class HeuristicAgent(Agent):
 
     def _staging(self, view: PlayerView, extra: int) -> int:
         """The owned territory from which `extra` more armies best threaten a valuable enemy territory."""
+        front = self._front_list(view)
+        if front is None:
+            return self._staging_valued(view, extra)
+        # `_staging_valued`'s arithmetic, territory by territory in Python floats (the same bits, fewer calls)
+        me, owner, armies = self.player, view.owner.tolist(), view.armies.tolist()
+        n = len(owner)
+        score = [0.0] * n
+        for s, d, v in front:
+            a, b = armies[s] + extra - 1, armies[d]
+            gain = v * _P_ROWS[a if a < _CAP else _CAP][b if b < _CAP else _CAP]
+            if gain > score[s]:
+                score[s] = gain
+        noise = self._noise(n).tolist()
+        score = [x + e for x, e in zip(score, noise)]
+        mine = [o == me for o in owner]
+        preferred = self.preferred_places(view)
+        if preferred is not None:
+            keep = [m and bool(p) for m, p in zip(mine, preferred.tolist())]
+            if any(k and x > 1e-6 for k, x in zip(keep, score)):
+                mine = keep
+        best, best_score = -1, -np.inf
+        for t in range(n):
+            if mine[t] and score[t] > best_score:
+                best, best_score = t, score[t]
+        if best < 0 or best_score <= 1e-6:
+            # nothing worth attacking: strengthen the most threatened front
+            threat = [0.0] * n
+            for s, d, _ in front:
+                threat[s] += armies[d]
+            noise = self._noise(n).tolist()
+            best, best_score = -1, -np.inf
+            for t in range(n):
+                if owner[t] == me:
+                    x = threat[t] - armies[t] + noise[t]
+                    if x > best_score:
+                        best, best_score = t, x
+            return max(best, 0)
+        return best
+
+    def _staging_valued(self, view: PlayerView, extra: int) -> int:
+        """`_staging` in arrays, for agents whose values change with more than ownership (armies, turn)."""
         me, owner, armies = self.player, view.owner, view.armies
         front_src, front_dst, _ = self._ownership_facts(view)
         value = self._values_now(view)
@@ -131,6 +185,32 @@ class HeuristicAgent(Agent):
         return int(np.argmax(score))
 
     def _attack(self, view: PlayerView) -> Action:
+        front = self._front_list(view)
+        if front is None:
+            return self._attack_valued(view)
+        armies = view.armies.tolist()
+        ready = [(s, d, v) for s, d, v in front if armies[s] >= 2]
+        if not ready:
+            return EndAttack()
+        # the same arithmetic as `_attack_valued`, one border at a time (the first best wins ties, as argmax)
+        bonus = 0.0 if view.conquered_this_turn else 0.25
+        noise = self._noise(len(ready)).tolist()
+        best, best_score = 0, -np.inf
+        odds = []
+        for s, d, _ in ready:
+            a, b = armies[s] - 1, armies[d]
+            odds.append(_P_ROWS[a if a < _CAP else _CAP][b if b < _CAP else _CAP])
+        for i, (_, _, v) in enumerate(ready):
+            score = (v + (bonus if v > 0 else 0.0)) * odds[i] + noise[i]
+            if score > best_score:
+                best, best_score = i, score
+        s, d, v = ready[best]
+        if odds[best] < self.threshold or v <= 0:
+            return EndAttack()
+        return Attack(s, d, None, 0)
+
+    def _attack_valued(self, view: PlayerView) -> Action:
+        """`_attack` in arrays, for agents whose values change with more than ownership (armies, turn)."""
         armies = view.armies
         front_src, front_dst, _ = self._ownership_facts(view)
         ok = armies[front_src] >= 2
@@ -160,18 +240,20 @@ class HeuristicAgent(Agent):
         return Occupy(movable)
 
     def _fortify(self, view: PlayerView) -> Action:
-        me, owner, armies, board = self.player, view.owner, view.armies, view.board
-        dist = _distance_to_enemy(board, owner, me)
+        me, owner, armies, board = self.player, view.owner.tolist(), view.armies.tolist(), view.board
+        dist = _distances(board.neighbours, owner, me)
         best, best_key = None, None
-        for t in np.flatnonzero((owner == me) & (armies >= 2) & (dist > 1)):
+        for t in range(len(owner)):
+            if owner[t] != me or armies[t] < 2 or dist[t] <= 1:
+                continue
             for n in board.neighbours[t]:
                 if owner[n] == me and dist[n] < dist[t]:
-                    key = (int(armies[t]), -int(dist[n]))
+                    key = (armies[t], -dist[n])
                     if best_key is None or key > best_key:
-                        best, best_key = (int(t), int(n)), key
+                        best, best_key = (t, n), key
         if best is None:
             return EndTurn()
-        return Fortify(best[0], best[1], int(armies[best[0]]) - 1)
+        return Fortify(best[0], best[1], armies[best[0]] - 1)
 
     def _claim(self, view: PlayerView) -> int:
         free = view.owner == -1
@@ -183,16 +265,22 @@ class HeuristicAgent(Agent):
 
 def _distance_to_enemy(board, owner: np.ndarray, me: int) -> np.ndarray:
     """Graph distance from each territory to the nearest enemy territory (multi-source BFS)."""
-    n = board.n_territories
-    dist = np.full(n, n + 1)
-    frontier = [int(t) for t in np.flatnonzero(owner != me)]
-    dist[frontier] = 0
+    return np.array(_distances(board.neighbours, owner.tolist(), me))
+
+
+def _distances(neighbours, owner: list[int], me: int) -> list[int]:
+    """`_distance_to_enemy` on Python lists (agents call it every turn)."""
+    n = len(owner)
+    dist = [n + 1] * n
+    frontier = [t for t in range(n) if owner[t] != me]
+    for t in frontier:
+        dist[t] = 0
     d = 0
     while frontier:
         d += 1
         nxt = []
         for u in frontier:
-            for v in board.neighbours[u]:
+            for v in neighbours[u]:
                 if dist[v] > d:
                     dist[v] = d
                     nxt.append(v)
@@ -244,19 +332,40 @@ class MissionAgent(HeuristicAgent):
         return mission_targets(view)
 
 
+_DOMINATION_VALUES: dict = {}
+_MEMO_SIZE = 20_000
+
+
 class DominationAgent(HeuristicAgent):
     name = "domination"
 
     def values(self, view: PlayerView) -> np.ndarray:
-        board = view.board
-        share = continent_shares(view, self.player)
-        cont_value = 0.5 + share * board.continent_bonus / board.continent_bonus.max()
-        value = cont_value[board.continent_of]
-        # break continents an opponent holds whole
-        held = view.continent_counts() == board.continent_sizes
+        # a pure function of the continent counts and who is alive, which recur across a searching agent's
+        # playouts; read-only, since agents share them
+        key = (view.board, self.player, view.continent_counts().tobytes(), view.alive)
+        value = _DOMINATION_VALUES.get(key)
+        if value is None:
+            value = self._continent_values(view)
+            value.flags.writeable = False
+            if len(_DOMINATION_VALUES) >= _MEMO_SIZE:
+                _DOMINATION_VALUES.clear()
+            _DOMINATION_VALUES[key] = value
+        return value
+
+    def _continent_values(self, view: PlayerView) -> np.ndarray:
+        board, me = view.board, self.player
+        # per continent in Python floats (the operations numpy would do, in its order), then spread over territories
+        sizes, bonus = board.continent_sizes_list, board.continent_bonus_list
+        top = max(bonus)
+        alive, mine, holds = view.alive, view.continent_counts()[me].tolist(), view.continents_held()
+        # break continents an opponent holds whole (one opponent at most holds a given continent)
+        held = [False] * len(sizes)
         for p in range(view.n_players):
-            if p != self.player and view.alive[p]:
-                value = value + 0.5 * held[p][board.continent_of]
+            if p != me and alive[p]:
+                held = [h or x for h, x in zip(held, holds[p])]
+        per_continent = np.array([0.5 + n / size * b / top + (0.5 if h else 0.0)
+                                  for n, size, b, h in zip(mine, sizes, bonus, held)])
+        value = per_continent[board.continent_of]
         return value / value.max()
 
 

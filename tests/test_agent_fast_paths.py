@@ -1,0 +1,102 @@
+"""The heuristic agents decide in Python floats where numpy was slower on a few dozen borders: every fast path must
+pick what its numpy form picks and draw the same random numbers, on states from real games."""
+
+import numpy as np
+import pytest
+
+from riskcore.agents import PlayerView
+from riskcore.agents.heuristic import DominationAgent, MissionAgent
+from riskcore.battle import _absorbing, _absorbing_float, _battle_table, sample_battle
+from riskcore.config import GameConfig
+from riskcore.game import play_game
+
+
+def _reference_domination_values(view: PlayerView, me: int) -> np.ndarray:
+    """The continent-seeking valuation written with whole arrays."""
+    board = view.board
+    share = view.continent_counts()[me] / board.continent_sizes
+    value = (0.5 + share * board.continent_bonus / board.continent_bonus.max())[board.continent_of]
+    held = view.continent_counts() == board.continent_sizes
+    for p in range(view.n_players):
+        if p != me and view.alive[p]:
+            value = value + 0.5 * held[p][board.continent_of]
+    return value / value.max()
+
+
+def _states(mode: str, players: int, seeds: range):
+    seen = []
+
+    def keep(state, action):
+        if state.turn > 0 and len(seen) < 400 and state.phase in ("attack", "reinforce", "setup"):
+            seen.append(state.clone())
+
+    for seed in seeds:
+        play_game(GameConfig(n_players=players, mode=mode), ["mission" if mode == "mission" else "domination"]
+                  * players, seed, observer=keep)
+    return seen
+
+
+def _pair(cls, player, **params):
+    return cls(player, np.random.default_rng(7), **params), cls(player, np.random.default_rng(7), **params)
+
+
+@pytest.mark.parametrize("mode,cls,params", [("mission", MissionAgent, {}), ("mission", MissionAgent, {"focus": 1.0}),
+                                             ("domination", DominationAgent, {})])
+def test_fast_decisions_equal_the_numpy_ones(mode, cls, params):
+    checked = 0
+    for state in _states(mode, 4, range(3)):
+        me = state.current
+        view = PlayerView(state, me)
+        fast, slow = _pair(cls, me, **params)
+        if state.phase == "attack":
+            assert fast._attack(view) == slow._attack_valued(view)
+        else:
+            for extra in (1, 3, 9):
+                assert fast._staging(view, extra) == slow._staging_valued(view, extra)
+        # the same numbers drawn: later decisions stay in step
+        assert fast.rng.random() == slow.rng.random()
+        checked += 1
+    assert checked > 100
+
+
+def test_domination_values_equal_the_array_form():
+    for state in _states("domination", 5, range(2)):
+        view = PlayerView(state, state.current)
+        got = DominationAgent(state.current, np.random.default_rng(0)).values(view)
+        assert got.tobytes() == _reference_domination_values(view, state.current).tobytes()
+
+
+@pytest.mark.parametrize("attackers,defenders,stop_at", [(1, 1, 0), (7, 3, 0), (12, 30, 2), (40, 25, 5), (3, 9, 3)])
+def test_float_battle_chain_has_the_bits_of_the_generic_one(attackers, defenders, stop_at):
+    generic = _absorbing(attackers, defenders, stop_at, 1.0, float)
+    fast = _absorbing_float(attackers, defenders, stop_at)
+    assert list(generic) == list(fast)
+    assert all(generic[k].hex() == fast[k].hex() for k in generic)
+
+
+def test_battle_draws_fall_where_searchsorted_puts_them():
+    rng, ref = np.random.default_rng(3), np.random.default_rng(3)
+    for attackers, defenders, stop_at in [(5, 4, 0), (20, 11, 3), (2, 1, 0)] * 200:
+        fa, fd, cum = _battle_table(attackers, defenders, stop_at)
+        i = int(np.searchsorted(cum, ref.random(), side="right"))
+        a = int(fa[i])
+        assert sample_battle(rng, attackers, defenders, stop_at) == (attackers - a, defenders - int(fd[i]),
+                                                                     min(3, max(a, 1)))
+
+
+class _Idle(MissionAgent):
+    """Values nothing: staging always falls back to strengthening the most threatened front."""
+
+    def values(self, view):
+        return np.zeros(view.board.n_territories)
+
+
+def test_fast_fallback_staging_equals_the_numpy_one(monkeypatch):
+    from riskcore.agents import heuristic
+
+    monkeypatch.setattr(heuristic, "_OWNERSHIP_VALUES", heuristic._OWNERSHIP_VALUES + (_Idle.values,))
+    for state in _states("mission", 4, range(2)):
+        view = PlayerView(state, state.current)
+        fast, slow = _pair(_Idle, state.current)
+        assert fast._staging(view, 2) == slow._staging_valued(view, 2)
+        assert fast.rng.random() == slow.rng.random()
