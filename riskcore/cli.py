@@ -192,8 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--explore", metavar="RUN", default=None,
                    help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
     b.add_argument("--memory", action="store_true",
-                   help="instead: peak memory of simulate (1,000 and 5,000 games) and of feature building, and the "
-                        "DuckDB file's size when a run is written again")
+                   help="instead: peak memory of simulate (1,000, 5,000 and 10,000 games) and of feature "
+                        "building, and the DuckDB file's size when a run is written again")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)
