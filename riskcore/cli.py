@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import signal
 import sys
@@ -484,6 +485,8 @@ def run() -> None:
     """The `riskcore` command. After Ctrl-C or SIGTERM (clean-up done), the process ends at once: the process
     pool's manager thread may wait forever on a result a terminated worker was writing, and the interpreter's
     exit would join it."""
+    if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack on stderr, for a command that seems stuck
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     code = main()
     if code == 130:
         sys.stdout.flush()

@@ -109,7 +109,14 @@ def test_a_signal_stops_the_workers_and_removes_the_staging(tmp_path, sig):
         time.sleep(0.2)
     assert any(traces.glob(".tmp-run=big-*")), "the run never started writing"
     proc.send_signal(sig)
-    assert proc.wait(timeout=60) == 130
+    try:
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # say where it hangs: the command prints its threads' stacks on SIGUSR1
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(2)
+        proc.kill()
+        pytest.fail(f"no exit 60 s after {sig!r}; its stacks:\n{proc.stderr.read()[-8000:]}")
+    assert code == 130
     assert "stopped" in proc.stderr.read()
     time.sleep(1)
     assert _processes_with(marker) == []  # no worker left behind
