@@ -67,24 +67,31 @@ def sample_roll(rng: np.random.Generator, attacker_dice: int, defender_dice: int
 
 
 def _absorbing(attackers: int, defenders: int, stop_at: int, one, convert) -> dict[tuple[int, int], object]:
-    """Distribution of the absorbing state reached from (attackers, defenders); generic over the number type."""
+    """Distribution of the absorbing state reached from (attackers, defenders); generic over the number type.
+    The mass sits in a flat list indexed by (a, d), not a dictionary per state: float sampling tables are built
+    often."""
     if attackers < 0 or defenders < 0 or stop_at < 0:
         raise ValueError(f"armies and stop_at must be non-negative, got {attackers}, {defenders}, {stop_at}")
-    mass: dict[tuple[int, int], object] = {(attackers, defenders): one}
+    width = defenders + 1
+    mass: list = [None] * ((attackers + 1) * width)
+    mass[attackers * width + defenders] = one
     final: dict[tuple[int, int], object] = {}
+    rolls = {(a, d): [(al, dl, convert(q)) for (al, dl), q in roll_outcomes(a, d).items()]
+             for a in (1, 2, 3) for d in (1, 2)}
     # every roll lowers a + d, so visiting states by decreasing a + d sees each state's full mass once
     for total in range(attackers + defenders, -1, -1):
-        for a in range(min(attackers, total), -1, -1):
+        for a in range(min(attackers, total), max(total - defenders, 0) - 1, -1):
             d = total - a
-            p = mass.pop((a, d), None)
+            p = mass[a * width + d]
             if p is None:
                 continue
             if d == 0 or a <= stop_at:
                 final[(a, d)] = p
                 continue
-            for (al, dl), q in roll_outcomes(min(3, a), min(2, d)).items():
-                key = (a - al, d - dl)
-                mass[key] = mass.get(key, 0) + p * convert(q)
+            for al, dl, q in rolls[(min(3, a), min(2, d))]:
+                k = (a - al) * width + d - dl
+                held = mass[k]
+                mass[k] = (0 if held is None else held) + p * q
     return final
 
 
@@ -106,44 +113,15 @@ def conquer_probability(attackers: int, defenders: int) -> Fraction:
     return sum((p for (a, d), p in battle_distribution(attackers, defenders, 0).items() if d == 0), Fraction(0))
 
 
-@lru_cache(maxsize=None)
-def _float_rolls(attacker_dice: int, defender_dice: int) -> tuple[tuple[int, int, float], ...]:
-    """`roll_outcomes` as (attacker losses, defender losses, float probability), in the same order."""
-    return tuple((al, dl, float(q)) for (al, dl), q in roll_outcomes(attacker_dice, defender_dice).items())
-
-
-def _absorbing_float(attackers: int, defenders: int, stop_at: int) -> dict[tuple[int, int], float]:
-    """`_absorbing` in floats over a flat array: the same states visited in the same order with the same
-    products and sums, so the same bits, without a dictionary per state (sampling tables are built often)."""
-    if attackers < 0 or defenders < 0 or stop_at < 0:
-        raise ValueError(f"armies and stop_at must be non-negative, got {attackers}, {defenders}, {stop_at}")
-    width = defenders + 1
-    mass: list[float | None] = [None] * ((attackers + 1) * width)
-    mass[attackers * width + defenders] = 1.0
-    final: dict[tuple[int, int], float] = {}
-    rolls = {(a, d): _float_rolls(a, d) for a in (1, 2, 3) for d in (1, 2)}
-    for total in range(attackers + defenders, -1, -1):
-        for a in range(min(attackers, total), max(total - defenders, 0) - 1, -1):
-            d = total - a
-            p = mass[a * width + d]
-            if p is None:
-                continue
-            if d == 0 or a <= stop_at:
-                final[(a, d)] = p
-                continue
-            for al, dl, q in rolls[(min(3, a), min(2, d))]:
-                k = (a - al) * width + d - dl
-                held = mass[k]
-                mass[k] = (0 if held is None else held) + p * q
-    return final
-
-
-def _battle_table(attackers: int, defenders: int, stop_at: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    dist = _absorbing_float(attackers, defenders, stop_at)
+@lru_cache(maxsize=65536)
+def _battle_table(attackers: int, defenders: int, stop_at: int) -> tuple[list[int], list[int], list[float]]:
+    """(final attacking armies, final defending armies, cumulative probabilities) of a battle, as lists: sampling
+    looks up one entry per battle."""
+    dist = _absorbing(attackers, defenders, stop_at, 1.0, float)
     keys = sorted(dist)
     cum = np.cumsum([dist[k] for k in keys])
     cum /= cum[-1]
-    return np.array([k[0] for k in keys]), np.array([k[1] for k in keys]), cum
+    return [k[0] for k in keys], [k[1] for k in keys], cum.tolist()
 
 
 def sample_battle(rng: np.random.Generator, attackers: int, defenders: int, stop_at: int = 0,
@@ -164,16 +142,11 @@ def sample_battle(rng: np.random.Generator, attackers: int, defenders: int, stop
         return attackers - a, defenders - d, dice
     if defenders == 0 or attackers <= stop_at:
         return 0, 0, 0
-    fa, fd, cum = _battle_lists(attackers, defenders, stop_at)
+    fa, fd, cum = _battle_table(attackers, defenders, stop_at)
     i = bisect_right(cum, rng.random())  # as numpy's searchsorted(side="right"), on a list: one draw per battle
     a = fa[i]
     # the last roll used min(3, armies before it) >= min(3, a) dice; min(3, a) is all the occupy rule needs
     return attackers - a, defenders - fd[i], min(3, max(a, 1))
-
-
-@lru_cache(maxsize=65536)
-def _battle_lists(attackers: int, defenders: int, stop_at: int) -> tuple[list[int], list[int], list[float]]:
-    return tuple(x.tolist() for x in _battle_table(attackers, defenders, stop_at))
 
 
 @lru_cache(maxsize=None)

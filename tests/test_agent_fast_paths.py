@@ -6,7 +6,9 @@ import pytest
 
 from riskcore.agents import PlayerView
 from riskcore.agents.heuristic import DominationAgent, MissionAgent
-from riskcore.battle import _absorbing, _absorbing_float, _battle_table, sample_battle
+from fractions import Fraction
+
+from riskcore.battle import _absorbing, _battle_table, roll_outcomes, sample_battle
 from riskcore.config import GameConfig
 from riskcore.game import play_game
 
@@ -66,19 +68,39 @@ def test_domination_values_equal_the_array_form():
         assert got.tobytes() == _reference_domination_values(view, state.current).tobytes()
 
 
+def _absorbing_by_dictionary(attackers, defenders, stop_at, one, convert):
+    """The absorbing chain as first written, one dictionary entry per state: the reference for its bits."""
+    mass, final = {(attackers, defenders): one}, {}
+    for total in range(attackers + defenders, -1, -1):
+        for a in range(min(attackers, total), -1, -1):
+            d = total - a
+            p = mass.pop((a, d), None)
+            if p is None:
+                continue
+            if d == 0 or a <= stop_at:
+                final[(a, d)] = p
+                continue
+            for (al, dl), q in roll_outcomes(min(3, a), min(2, d)).items():
+                key = (a - al, d - dl)
+                mass[key] = mass.get(key, 0) + p * convert(q)
+    return final
+
+
 @pytest.mark.parametrize("attackers,defenders,stop_at", [(1, 1, 0), (7, 3, 0), (12, 30, 2), (40, 25, 5), (3, 9, 3)])
-def test_float_battle_chain_has_the_bits_of_the_generic_one(attackers, defenders, stop_at):
-    generic = _absorbing(attackers, defenders, stop_at, 1.0, float)
-    fast = _absorbing_float(attackers, defenders, stop_at)
-    assert list(generic) == list(fast)
-    assert all(generic[k].hex() == fast[k].hex() for k in generic)
+def test_float_battle_chain_has_the_bits_of_the_dictionary_one(attackers, defenders, stop_at):
+    reference = _absorbing_by_dictionary(attackers, defenders, stop_at, 1.0, float)
+    flat = _absorbing(attackers, defenders, stop_at, 1.0, float)
+    assert list(reference) == list(flat)
+    assert all(reference[k].hex() == flat[k].hex() for k in reference)
+    exact = _absorbing(attackers, defenders, stop_at, Fraction(1), lambda q: q)
+    assert exact == _absorbing_by_dictionary(attackers, defenders, stop_at, Fraction(1), lambda q: q)
 
 
 def test_battle_draws_fall_where_searchsorted_puts_them():
     rng, ref = np.random.default_rng(3), np.random.default_rng(3)
     for attackers, defenders, stop_at in [(5, 4, 0), (20, 11, 3), (2, 1, 0)] * 200:
         fa, fd, cum = _battle_table(attackers, defenders, stop_at)
-        i = int(np.searchsorted(cum, ref.random(), side="right"))
+        i = int(np.searchsorted(np.asarray(cum), ref.random(), side="right"))
         a = int(fa[i])
         assert sample_battle(rng, attackers, defenders, stop_at) == (attackers - a, defenders - int(fd[i]),
                                                                      min(3, max(a, 1)))

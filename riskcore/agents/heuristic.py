@@ -195,17 +195,15 @@ class HeuristicAgent(Agent):
         # the same arithmetic as `_attack_valued`, one border at a time (the first best wins ties, as argmax)
         bonus = 0.0 if view.conquered_this_turn else 0.25
         noise = self._noise(len(ready)).tolist()
-        best, best_score = 0, -np.inf
-        odds = []
-        for s, d, _ in ready:
+        best, best_score, best_odds = 0, -np.inf, 0.0
+        for i, (s, d, v) in enumerate(ready):
             a, b = armies[s] - 1, armies[d]
-            odds.append(_P_ROWS[a if a < _CAP else _CAP][b if b < _CAP else _CAP])
-        for i, (_, _, v) in enumerate(ready):
-            score = (v + (bonus if v > 0 else 0.0)) * odds[i] + noise[i]
+            odds = _P_ROWS[a if a < _CAP else _CAP][b if b < _CAP else _CAP]
+            score = (v + (bonus if v > 0 else 0.0)) * odds + noise[i]
             if score > best_score:
-                best, best_score = i, score
+                best, best_score, best_odds = i, score, odds
         s, d, v = ready[best]
-        if odds[best] < self.threshold or v <= 0:
+        if best_odds < self.threshold or v <= 0:
             return EndAttack()
         return Attack(s, d, None, 0)
 
