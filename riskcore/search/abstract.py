@@ -34,19 +34,31 @@ def turn_sequences(model: "Model", s: "AState") -> tuple[list[tuple[tuple, "ASta
     owners, armies, info, codes, made = kernels.turn_walk(s.owner, s.armies, s.to_move, int(s.phase != "place"),
                                                           s.attacks, model.tables)
     model.generated += int(made)
-    src, dst = model.tables[kernels.EDGE_SRC], model.tables[kernels.EDGE_DST]
     decode = {}
 
     def action(code: int) -> tuple:
         if code not in decode:
-            decode[code] = END if code < 0 else ("place", int(code)) if code < n else \
-                ("attack", int(src[code - n]), int(dst[code - n]))
+            decode[code] = kernel_action(code, n, model.tables)
         return decode[code]
 
-    out = [(tuple(action(c) for c in codes[k, :info[k, 3]]),
-            AState(owners[k], armies[k], int(info[k, 0]), "place" if info[k, 1] == 0 else "attack", int(info[k, 2])))
+    out = [(tuple(action(c) for c in codes[k, :info[k, 3]]), kernel_state(owners[k], armies[k], *info[k, :3]))
            for k in range(len(info))]
     return out, int(made)
+
+
+def kernel_action(code: int, n: int, tables) -> tuple:
+    """An action from the kernels' code: -1 ends the turn, t < n places on territory t, n + e attacks along
+    border e."""
+    if code < 0:
+        return END
+    if code < n:
+        return ("place", int(code))
+    return ("attack", int(tables[kernels.EDGE_SRC][code - n]), int(tables[kernels.EDGE_DST][code - n]))
+
+
+def kernel_state(owner: np.ndarray, armies: np.ndarray, mover, phase, attacks) -> "AState":
+    """A state from the kernels' arrays and codes (phase 0 places, 1 attacks)."""
+    return AState(owner, armies, int(mover), "place" if phase == 0 else "attack", int(attacks))
 
 
 def _plain_sequences(model: "Model", s: "AState", actions: tuple = ()):

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from riskcore.search import kernels
-from riskcore.search.abstract import END, AState, Model, PlainModel, first_best, maxn_better
+from riskcore.search.abstract import (END, AState, Model, PlainModel, first_best, kernel_action, kernel_state,
+                                     maxn_better)
 
 
 class MaxN:
@@ -94,8 +95,5 @@ class MaxN:
             s.owner, s.armies, s.to_move, int(s.phase != "place"), s.attacks, turns, m.tables, self._table, counter)
         m.generated += int(counter[0])
         self.nodes += int(tree)
-        n, src, dst = len(s.owner), m.tables[kernels.EDGE_SRC], m.tables[kernels.EDGE_DST]
-        return [(END if c < 0 else ("place", c) if c < n else ("attack", int(src[c - n]), int(dst[c - n])),
-                 AState(owners[k], armies[k], int(info[k, 0]), "place" if info[k, 1] == 0 else "attack",
-                        int(info[k, 2])))
+        return [(kernel_action(c, len(s.owner), m.tables), kernel_state(owners[k], armies[k], *info[k]))
                 for k, c in enumerate(codes.tolist())]

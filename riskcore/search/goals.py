@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from riskcore.search import goal_kernels as gk
-from riskcore.search.abstract import END, AState, Model, PlainModel, first_best
+from riskcore.search.abstract import END, AState, Model, PlainModel, first_best, kernel_action, kernel_state
 from riskcore.search.endscore import turn_ends
 from riskcore.search.exhaustive import MaxN
 from riskcore.battle import expected_battle
@@ -138,10 +138,8 @@ class Goal:
                 gk.KIND_CODES[self.kind], self.target, s.owner, s.armies, p, int(s.phase != "place"), s.attacks,
                 m.tables, counter)
             m.generated += int(counter[0])
-            n, src, dst = len(s.owner), m.tables[gk.EDGE_SRC], m.tables[gk.EDGE_DST]
-            actions = [END if c < 0 else ("place", int(c)) if c < n else ("attack", int(src[c - n]), int(dst[c - n]))
-                       for c in codes.tolist()]
-            return AState(owner, armies, int(to_move), "place" if phase == 0 else "attack", int(attacks)), actions
+            actions = [kernel_action(c, len(s.owner), m.tables) for c in codes.tolist()]
+            return kernel_state(owner, armies, to_move, phase, attacks), actions
         while True:
             a = self.next_action(m, s, p)
             s = m.apply(s, a)
