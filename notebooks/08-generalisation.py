@@ -39,7 +39,7 @@ cal = query("SELECT * FROM generalisation_calibration WHERE run = ?", [KEY])
 runs = query("SELECT * FROM generalisation_runs WHERE run = ?", [KEY])
 families = list(runs.family)
 shown = ["uniform", "PHATT simple (reference weights)", "PHATT khan2013 (the reference's code)", "goal completion",
-         "inverse planning", "play-style mixture", "classifier"]
+         "inverse planning", "play-style mixture", "open-goal mixture", "classifier"]
 
 # %% [markdown]
 # ## Top-1 and log loss by held-out family
@@ -79,7 +79,7 @@ save_figure(fig, "generalisation-by-family")
 
 # %%
 rel = ["PHATT khan2013 (the reference's code)", "goal completion", "inverse planning", "play-style mixture",
-       "classifier"]
+       "open-goal mixture", "classifier"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
 for ax, (title, mask) in zip(axes, (("riskcore families (held out)", cal.family != "domination corpus"),
                                     ("Domination corpus", cal.family == "domination corpus"))):

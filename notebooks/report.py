@@ -248,11 +248,31 @@ def best_top1(family: str) -> tuple[str, float]:
     return d.recogniser.iloc[-1], float(d.value.iloc[-1])
 
 
-MIX = "play-style mixture"
+MIX, OPEN = "play-style mixture", "open-goal mixture"
+blind_families = [f for f in riskcore_families if not follows[f]]
 reached = [f for f in mission_families if best_top1(f)[1] >= 0.60]
 missed = [f for f in mission_families if f not in reached]
-mix_below = [f for f in gen_runs.family if gen_value(MIX, f, "log_loss") <= uniform_ll]
-mix_above = [f for f in gen_runs.family if f not in mix_below]
+
+
+def below_uniform(recogniser: str) -> list[str]:
+    return [f for f in gen_runs.family if gen_value(recogniser, f, "log_loss") <= uniform_ll]
+
+
+def above_uniform(recogniser: str) -> str:
+    return ", ".join(f"{f} {gen_value(recogniser, f, 'log_loss'):.3f}" for f in gen_runs.family
+                     if f not in below_uniform(recogniser)) or "none"
+
+
+def loss_range(recogniser: str, families: list[str]) -> str:
+    values = [gen_value(recogniser, f, "log_loss") for f in families]
+    return f"{min(values):.2f}-{max(values):.2f}"
+
+
+def agent_list(families: list[str]) -> str:
+    return ", ".join(f"`{a}`" for a in gen_runs[gen_runs.family.isin(families)].agents)
+
+
+unreadable = blind_families + [corpus]
 ceiling = "corpus ceiling (classifier, 5-fold CV on the corpus)"
 corpus_best, corpus_best_top1 = best_top1(corpus)
 say(f"""
@@ -260,28 +280,35 @@ say(f"""
 families, and games recorded by another program? And does a recogniser know when it does not know?
 
 **What was done.** Each agent family plays its own four-player mission games ({family_games.max():,} games; the
-search agents {family_games.min():,}), in a mission-following setting where the family has one:
-{", ".join(f"`{a}`" for a in gen_runs[gen_runs.family.isin(riskcore_families)].agents)}; the `domination` agent
-ignores its mission. The Domination corpus is {gen_games.get(CORPUS_RUN, 0):,} games of another
-program's AI, imported from its command logs. Leave one family out: every fitted recogniser takes the grid point
-with the lowest log loss on the other families, the classifier is trained on the other families, and nothing is
-fitted on the corpus. The **play-style mixture** is built for unknown players: inverse planning in which each
-player is explained by one of several models of play, goal-directed (the mission agent at four focus levels) or
-mission-blind (greedy conquest, continent seeking, random), inferred per player along with the mission; each
-choice's likelihood is tempered (raised to a power chosen on the other families), because consecutive choices made
-for one reason are not independent evidence. The corpus's ceiling is a classifier cross-validated on the corpus
-itself.
+search agents {family_games.min():,}): {agent_list(mission_families)} follow their missions; {agent_list(blind_families)} ignore
+them ({", ".join(blind_families)}). The Domination corpus is {gen_games.get(CORPUS_RUN, 0):,} games of another
+program's AI, imported from its command logs. Leave one family out: for each held-out family, every fitted
+recogniser is chosen, and the classifier trained, on the families that share no agent with it (holding out
+`domination` also sets the mixed table aside), and nothing is fitted on the corpus. Two recognisers are built for
+unknown players. The **play-style mixture** is inverse planning in which each player is explained by one of
+several models of play, goal-directed (the mission agent at four focus levels) or mission-blind (greedy conquest,
+continent seeking, random), inferred per player along with the mission, each choice's likelihood tempered because
+consecutive choices made for one reason are not independent evidence. The **open-goal mixture** adds the
+goal-directed model's mission-blind twin: a player pursuing a goal of their own, any one to three continents, kept
+for the game whatever the card. A player heading for continents no card names is explained by it and leaves the
+cards at the prior; one heading for a card's continents is explained by both, and the card wins only by Occam's
+factor. It is meant to know when it does not know, so its grid point (its prior weight on goal-directed play and
+its tempering) is the best among those no worse than uniform on every training family. The corpus's ceiling is a
+classifier cross-validated on the corpus itself.
 
 **What the figures show.** On the mission-following families the best recogniser's top-1 at the end of the window
 reaches 0.60 on {len(reached)} of {len(mission_families)}
 ({", ".join(f"{f} {best_top1(f)[1]:.2f}" for f in mission_families)}){
-    "" if not missed else "; it falls short on " + ", ".join(missed)}. The play-style mixture's log loss is below
-uniform ({uniform_ll:.2f}) on {", ".join(mix_below) or "no family"}{
-    "" if not mix_above else " and above it on " + ", ".join(f"{f} ({gen_value(MIX, f, 'log_loss'):.2f})"
-                                                           for f in mix_above)}. Inverse planning, which knows
-one model of play, is far above uniform where the players ignore their missions (domination
-{gen_value("inverse planning", "domination", "log_loss"):.2f}, corpus
-{gen_value("inverse planning", corpus, "log_loss"):.2f}). The reference's own PHATT (`khan2013`) reaches
+    "" if not missed else "; it falls short on " + ", ".join(missed)}. The open-goal mixture names the same cards
+as the play-style mixture (its top-1 is within {max(abs(gen_value(OPEN, f, "top1") - gen_value(MIX, f, "top1"))
+for f in gen_runs.family):.2f} of it on every family) but with far less confidence: its log loss at 100% is
+{loss_range(OPEN, mission_families)} on the mission-following families (play-style mixture
+{loss_range(MIX, mission_families)}), and on the mission-blind families and the corpus
+{", ".join(f"{f} {gen_value(OPEN, f, 'log_loss'):.3f}" for f in unreadable)} against uniform's
+{uniform_ll:.3f} (play-style mixture {", ".join(f"{gen_value(MIX, f, 'log_loss'):.2f}" for f in unreadable)}).
+It is above uniform on: {above_uniform(OPEN)}. Inverse planning, which knows one model of play, is far above uniform
+where the players ignore their missions (domination {gen_value("inverse planning", "domination", "log_loss"):.2f},
+corpus {gen_value("inverse planning", corpus, "log_loss"):.2f}). The reference's own PHATT (`khan2013`) reaches
 {gen_value("PHATT khan2013 (the reference's code)", "mission", "top1"):.2f} on the mission family and
 {gen_value("PHATT khan2013 (the reference's code)", corpus, "top1"):.2f} on the corpus. On the corpus the best
 recogniser is {corpus_best} ({corpus_best_top1:.3f} top-1, chance 0.167), and the ceiling classifier, trained on the
@@ -290,9 +317,11 @@ corpus itself, reaches {gen_value(ceiling, corpus, "top1"):.3f} with log loss
 
 **What it means.** Modelling how a player chooses carries over to riskcore's other mission-following families; it
 does not carry over to players who ignore their missions, and Domination's AI plays its mission games close to that:
-even a model fitted on the corpus finds almost nothing of the mission in its play. A recogniser trained only on
-mission-following families has never seen a mission-blind player, and its tempering, chosen there, is too sharp
-for one.
+even a model fitted on the corpus finds almost nothing of the mission in its play. A continent seeker who ignores
+the card heads for the same few easy continents that some cards name, so no model of a single player can tell it
+from a player pursuing those cards; the open-goal mixture stays near uniform on such play only by believing,
+from its training families, that most players might be of that kind, and pays for that belief with
+underconfidence on players who do follow their missions.
 """)
 figure("generalisation-by-family", "Top-1 and log loss at 100% of the window per held-out family (95% bootstrap "
        "intervals over games); dashed: chance and uniform.",
@@ -431,11 +460,15 @@ focus0 = main[(main.focus == 0) & (main.metric == "top1") & (main.point == 1.0)]
 minimax_best = best_top1("minimax") if "minimax" in follows else ("", float("nan"))
 say(f"""
 - **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On
-  riskcore's own mission agents with focus 0, and on the mission-blind `domination` family, nothing is left to
-  read (best top-1 at 100%: {pct(focus0)} and {pct(best_top1("domination")[1])}), and on the Domination corpus,
-  another program's AI, {pct(corpus_best_top1)}. The play-style mixture keeps its log loss below uniform on
-  {len(mix_below)} of {len(gen_runs)} held-out sets; where it does not ({", ".join(mix_above) or "none"}), it is
-  still confidently wrong, because no training family showed it a mission-blind player.
+  riskcore's own mission agents with focus 0, on the mission-blind families ({", ".join(blind_families)}) and on
+  the Domination corpus, another program's AI, nothing is left to read (best top-1 at 100%: {pct(focus0)},
+  {", ".join(pct(best_top1(f)[1]) for f in blind_families)} and {pct(corpus_best_top1)}). The open-goal mixture
+  stays close to uniform there (above it on: {above_uniform(OPEN)}), but only because it was chosen to be cautious
+  on every training family: it is underconfident on mission-following players (expected calibration error up to
+  {gen[(gen.recogniser == OPEN) & (gen.metric == "ece") & gen.family.isin(mission_families)].value.max():.2f}),
+  and a population with fewer mission-blind players than its training families would be served better by the
+  play-style mixture. Telling a mission-blind continent seeker from a player whose card names the same continents
+  needs more than one player's choices.
 - **Search agents.** The recognisers read the `minimax` family least well (best top-1 at 100%:
   {minimax_best[1]:.2f}): its attacks follow a look-ahead over battle outcomes, not the one-step conquest odds
   the models of play assume; the search families also play fewer games, so their intervals are wide.

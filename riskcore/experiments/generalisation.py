@@ -1,13 +1,20 @@
 """The generalisation experiment: recognisers judged on play they were not built from.
 
 Every agent family plays its own run (4 players, mission mode, mission-following settings where the family has a
-choice), and the Domination corpus (games recorded by another program, `datasets/domination/corpus`) is imported
-as one more run. Protocol, leave one family out: for each held-out riskcore family every fitted recogniser (its
-grid point: PHATT weights, goal temperature, inverse planning's beta and lapse, the mixture's beta and temper) is
-chosen by the mean log loss on the *other* families, and the classifier is trained on the other families' runs.
-For the Domination corpus every riskcore family is "other": nothing is fitted on the corpus. The corpus's ceiling
-is a classifier cross-validated on the corpus itself (5 folds by game): how much of the mission that play
-reveals to a model that has seen it.
+choice; `expert-blind` and `bsr-blind` are the same agents ignoring their mission, like `domination`), and the
+Domination corpus (games recorded by another program, `datasets/domination/corpus`) is imported as one more run.
+Protocol, leave one family out: for each held-out riskcore family every fitted recogniser (its grid point: PHATT
+weights, goal temperature, inverse planning's beta and lapse, the mixtures' beta, rho and temper) is chosen on the
+training families, those that share no agent with the held-out one (holding out `domination` also removes `mixed`,
+whose seats include it; holding out `expert` removes `expert-blind`), and the classifier is trained on their runs.
+For the Domination corpus every riskcore family trains: nothing is fitted on the corpus. The corpus's ceiling is a
+classifier cross-validated on the corpus itself (5 folds by game): how much of the mission that play reveals to a
+model that has seen it.
+
+Grid points are chosen by the lowest mean log loss over the training families, except for the open-goal mixture,
+the recogniser meant for players of unknown style: it must know when it does not know, so its grid point is the
+lowest mean log loss among those no worse than uniform on every training family (if none is, the one whose worst
+family is least above uniform).
 
 Writes `reports/generalisation.md` and the tables `generalisation_metrics` (family x recogniser x checkpoint:
 top-1 and log loss with 95% bootstrap intervals over games, ECE), `generalisation_calibration` (reliability
@@ -52,6 +59,11 @@ class Family:
     def run(self) -> str:
         return f"gen-{self.name}"
 
+    @property
+    def agent_names(self) -> set[str]:
+        """The agents behind its seats, whatever their settings."""
+        return {spec.split(":")[0] for spec in self.agents}
+
 
 FAMILIES = (
     Family("mission", ("mission",)),
@@ -63,6 +75,8 @@ FAMILIES = (
     Family("gb", ("gb",), slow=True),
     Family("domination", ("domination",), follows_mission=False),
     Family("mixed", ("mission", "expert:mission_weight=1", "bsr:mission_weight=1", "domination")),
+    Family("expert-blind", ("expert",), follows_mission=False),
+    Family("bsr-blind", ("bsr",), follows_mission=False),
 )
 CORPUS_RUN = "gen-domination-corpus"
 
@@ -73,7 +87,9 @@ GRIDS = {
     "phatt-simple": [f"phatt:scheme=simple:c=1:i={i}" for i in (0.98, 0.9, 0.7, 0.5)],
     "inverse": [f"inverse:beta={b}:focus=-1:eps={e}" for b in (5, 10, 20) for e in (0.05, 0.2)],
     "mixture": [f"mixture:beta={b}:temper={t}" for b in (5, 10, 20) for t in (0.25, 0.5, 1)],
+    "open": [f"mixture:beta=5:goals=3:rho={r}:temper={t}" for r in (0.5, 0.2, 0.05) for t in (0.5, 1)],
 }
+CAUTIOUS = ("open",)  # grids chosen among settings no worse than uniform on every training family
 CLASSIFIER = "classifier"
 CALIBRATION_BINS = 10
 
@@ -143,9 +159,9 @@ class Run:
         rec = Recogniser.from_spec(setting)
         if rec.name == "mixture":
             p = rec.kwargs
-            key = (p["beta"], p["eps"])
-            if key not in self._mixture_ll:  # the tempers of one beta share the per-model likelihoods
-                self._mixture_ll[key] = model_logliks(self.f, self.cands, p["beta"], p["eps"])
+            key = (p["beta"], p["eps"], int(p.get("goals", 0)))
+            if key not in self._mixture_ll:  # the tempers and rhos of one beta share the per-model likelihoods
+                self._mixture_ll[key] = model_logliks(self.f, self.cands, *key)
             post = mixture_from_logliks(self.f, self._mixture_ll[key], self.starts, p["rho"], p["temper"])
             return self.players(post)
         if rec.name == "inverse":
@@ -179,19 +195,31 @@ def per_family_loss(scores: pd.DataFrame) -> pd.DataFrame:
     return per_game.groupby(["family", "setting"]).mean().unstack("family")
 
 
-def choose(losses: pd.DataFrame, families: list[str], held_out: str) -> dict[str, str]:
-    """Per grid, the setting with the lowest mean log loss over the riskcore `families` other than `held_out`."""
-    others = [f for f in families if f != held_out]
+def training_families(families: tuple[Family, ...], held_out: str) -> list[str]:
+    """The riskcore families that share no agent with `held_out` (all of them for the corpus)."""
+    held = next((f.agent_names for f in families if f.name == held_out), set())
+    return [f.name for f in families if f.name != held_out and not f.agent_names & held]
+
+
+def choose(losses: pd.DataFrame, training: list[str]) -> dict[str, str]:
+    """Per grid, the setting with the lowest mean log loss over the `training` families; for the `CAUTIOUS`
+    grids, among the settings no worse than uniform on every one of them (if none is, the setting whose worst
+    family is least above uniform)."""
     out = {}
     for grid, specs in GRIDS.items():
-        settings = [Recogniser.from_spec(s).setting for s in specs]
-        out[grid] = losses.loc[settings, others].mean(axis=1).idxmin()
+        table = losses.loc[[Recogniser.from_spec(s).setting for s in specs], training]
+        mean = table.mean(axis=1)
+        if grid in CAUTIOUS:
+            worst = table.max(axis=1)
+            safe = worst <= np.log(6)
+            out[grid] = mean[safe].idxmin() if safe.any() else worst.idxmin()
+        else:
+            out[grid] = mean.idxmin()
     return out
 
 
-def classifier_scores(runs: dict[str, Run], families: list[str], held_out: str) -> pd.DataFrame:
-    others = [runs[f].f for f in families if f != held_out]
-    model = fit_classifier(others)
+def classifier_scores(runs: dict[str, Run], training: list[str], held_out: str) -> pd.DataFrame:
+    model = fit_classifier([runs[f].f for f in training])
     run = runs[held_out]
     return run.players(classifier_posterior(model, run.f))
 
@@ -235,7 +263,8 @@ def summarise(players: pd.DataFrame, family: str, recogniser: str, setting: str,
 RECOGNISER_NAMES = {"uniform": "uniform", "phatt:scheme=simple:c=1:i=0.98": "PHATT simple (reference weights)",
                     "phatt:scheme=khan2013": "PHATT khan2013 (the reference's code)",
                     "goal": "goal completion", "phatt-simple": "PHATT simple (fitted)",
-                    "inverse": "inverse planning", "mixture": "play-style mixture", CLASSIFIER: "classifier",
+                    "inverse": "inverse planning", "mixture": "play-style mixture", "open": "open-goal mixture",
+                    CLASSIFIER: "classifier",
                     "ceiling": "corpus ceiling (classifier, 5-fold CV on the corpus)"}
 
 
@@ -244,7 +273,6 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
                    families: tuple[Family, ...] = FAMILIES, logs: list[Path] | None = None) -> Path:
     simulate_runs(families, games, seed, data_dir, workers, dask, progress)
     import_corpus(corpus_logs() if logs is None else logs, data_dir, workers, progress)
-    names = [f.name for f in families]
     run_names = {**{f.name: f.run for f in families}, CORPUS: CORPUS_RUN}
     scores = score_all(run_names, data_dir, workers, dask, progress)
     runs = {family: Run(run, data_dir) for family, run in run_names.items()}
@@ -252,15 +280,17 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     metrics, calibration, fits = [], [], []
     for family in runs:
-        chosen = choose(losses, names, family)
-        fits += [{"held_out": family, "grid": g, "setting": s} for g, s in chosen.items()]
+        training = training_families(families, family)
+        chosen = choose(losses, training)
+        fits += [{"held_out": family, "grid": g, "setting": s, "training": ", ".join(training)}
+                 for g, s in chosen.items()]
         entries = [(RECOGNISER_NAMES[Recogniser.from_spec(s).setting], Recogniser.from_spec(s).setting,
                     scores[(scores.family == family) & (scores.setting == Recogniser.from_spec(s).setting)])
                    for s in FIXED]
         entries += [(RECOGNISER_NAMES[g], s, scores[(scores.family == family) & (scores.setting == s)])
                     for g, s in chosen.items()]
         entries.append((RECOGNISER_NAMES[CLASSIFIER], "classifier:train=<other families>",
-                        classifier_scores(runs, names, family)))
+                        classifier_scores(runs, training, family)))
         if family == CORPUS:
             entries.append((RECOGNISER_NAMES["ceiling"], "classifier (5-fold CV by game)",
                             ceiling_scores(runs[family], 5, seed)))
@@ -313,9 +343,11 @@ def targets(m: pd.DataFrame, data_dir: Path | None = None) -> list[str]:
         aim = ("another program's AI" if family == CORPUS else
                "follows its mission" if follows.get(family, True) else "mission-blind")
         lines.append(f"| {family} | {aim} | {top.recogniser} | {top.value:.3f} | "
-                     f"{ll.get('play-style mixture', np.nan):.3f} | {', '.join(below) or 'none'} |")
-    return (["| held-out family | play | best top-1 at 100% | top-1 | mixture log loss | "
-             f"log loss <= uniform ({uniform_ll:.3f}) at 100% |", "|---|---|---|---:|---:|---|"] + lines)
+                     f"{ll.get('open-goal mixture', np.nan):.3f} | {ll.get('play-style mixture', np.nan):.3f} | "
+                     f"{', '.join(below) or 'none'} |")
+    return (["| held-out family | play | best top-1 at 100% | top-1 | open-goal mixture log loss | "
+             f"play-style mixture log loss | log loss <= uniform ({uniform_ll:.3f}) at 100% |",
+             "|---|---|---|---:|---:|---:|---|"] + lines)
 
 
 def write_report(games: int, data_dir: Path | None = None, out: Path | None = None) -> Path:
@@ -325,8 +357,10 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
     lines = [f"# Generalisation: recognisers on play they were not built from ({games} games per family, "
              f"{slow_games(games)} for the search agents; 4 players)", "",
              "Card level, 6 continent cards (chance 1/6, uniform log loss ln 6 = 1.792). Leave one family out: "
-             "every fitted recogniser is chosen or trained on the other riskcore families only; on the Domination "
-             "corpus nothing is fitted on the corpus. 95% bootstrap intervals over games. Generated by "
+             "every fitted recogniser is chosen or trained on the riskcore families that share no agent with the "
+             "held-out one (listed at the end); on the Domination corpus nothing is fitted on the corpus. Grid "
+             "points by the lowest mean log loss on those families; the open-goal mixture's among the points no "
+             "worse than uniform on every one of them. 95% bootstrap intervals over games. Generated by "
              "`riskcore experiment generalisation`.", "",
              "## Standing at 100% observed", ""] + targets(m, data_dir) + [""]
     for metric, point in (("top1", 0.3), ("top1", 0.5), ("top1", 1.0), ("log_loss", 0.5), ("log_loss", 1.0)):
@@ -335,7 +369,9 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
     lines += ["## Expected calibration error (top-1 confidence, checkpoints pooled)", "",
               ece.round(3).astype(object).where(ece.notna(), "").to_markdown(), "",
               "## Grid points chosen for each held-out family", "",
-              fits.pivot(index="held_out", columns="grid", values="setting").to_markdown(), ""]
+              fits.pivot(index="held_out", columns="grid", values="setting").to_markdown(), "",
+              "## Training families for each held-out family", "",
+              fits.drop_duplicates("held_out").set_index("held_out")[["training"]].to_markdown(), ""]
     path = Path(out or paths.reports_dir()) / "generalisation.md"
     write_text(path, "\n".join(lines) + "\n")
     return path

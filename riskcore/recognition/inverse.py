@@ -46,18 +46,23 @@ class Candidates:
         """(candidates x explanations) scores max over a candidate's rows of odds * v_e(target), and whether each
         candidate was chosen; computed once per focus (beta and the lapse rate only rescale them), in blocks of
         rows to bound memory."""
-        key = (float(focus), e)
+        bit = (1 << np.arange(e)).astype(np.int64)
+        return self.goal_scores(("explanations", e), focus, lambda lo, hi: (self.bits[lo:hi, None] & bit) != 0,
+                                block)
+
+    def goal_scores(self, key: tuple, focus: float, inside, block: int = 400_000
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """`candidate_scores` for any K goals: `inside(lo, hi)` is the (rows, K) bool membership of rows lo..hi's
+        targets in each goal; cached under (`key`, focus)."""
+        key = key + (float(focus),)
         if key not in self._scores:
-            bit = (1 << np.arange(e)).astype(np.int64)
             n_cand = len(self.cand_start) - 1
-            cand_score = np.empty((n_cand, e))
+            cand_score = np.empty((n_cand, inside(0, 0).shape[1]))
             chosen_cand = np.zeros(n_cand, dtype=bool)
             for lo_c in range(0, n_cand, block):
                 hi_c = min(lo_c + block, n_cand)
                 lo, hi = self.cand_start[lo_c], self.cand_start[hi_c]
-                inside = (self.bits[lo:hi, None] & bit[None, :]) != 0
-                value = np.where(inside, 1.0, 1.0 - focus)
-                row_score = self.odds[lo:hi, None] * value
+                row_score = self.odds[lo:hi, None] * np.where(inside(lo, hi), 1.0, 1.0 - focus)
                 starts = self.cand_start[lo_c:hi_c] - lo
                 cand_score[lo_c:hi_c] = np.maximum.reduceat(row_score, starts, axis=0)
                 chosen_cand[lo_c:hi_c] = np.logical_or.reduceat(self.chosen[lo:hi], starts)

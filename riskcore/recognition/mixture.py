@@ -8,7 +8,15 @@ is explained by one of several models of play, and which one is inferred per pla
 - goal-directed: the `mission` agent's valuation with focus 0.25, 0.5, 0.75 or 1 (as in `inverse`);
 - mission-blind: `greedy` (the best conquest odds, every territory alike), `continent` (odds x the value a
   continent-seeking player puts on the target's continent, `features.Extractor.continent_values`), and `random`
-  (every candidate alike).
+  (every candidate alike);
+- with `goals` = n > 0, `free goals`: the goal-directed model pursuing a goal of its own, any set of 1 to n
+  continents, drawn uniformly and kept for the game, whatever the card; its likelihood is the mean over those
+  goals (and the focus levels) of prod_i P(obs_i | goal). It is the goal-directed models' mission-blind twin: a
+  player heading for continents that no card names is explained by it far better than by any card, and the
+  posterior over cards stays near the prior. Because the goals include every card's continents, a player heading
+  for exactly a card's continents is explained by both, and the goal-directed reading wins only by Occam's factor
+  (its prior over 12 explanations against the free model's over all goals), so even such a player is not read
+  with certainty.
 
 Each model picks a decision's candidate with probability softmax(beta score) mixed with a lapse `eps`, as in
 `inverse`. With prior weight `rho` on the goal-directed models (shared evenly) and 1 - rho on the mission-blind
@@ -26,22 +34,73 @@ close to the prior instead of following the player's continents: the recogniser 
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Callable
 
 import numpy as np
 from scipy.special import logsumexp
 
 from riskcore.recognition.features import Features
+from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import Candidates, choice_loglik, inverse_loglik
 from riskcore.recognition.posterior import grouped_cumsum, normalise
 
 GOAL_FOCUS = (0.25, 0.5, 0.75, 1.0)
 FREE_MODELS = ("greedy", "continent", "random")
+FREE_GOALS = "free goals"
 
 
-def model_logliks(f: Features, c: Candidates, beta: float, eps: float
+def goal_sets(n_continents: int, max_size: int) -> np.ndarray:
+    """(G, C) bool: every set of 1 to `max_size` continents."""
+    sets = [s for k in range(1, max_size + 1) for s in combinations(range(n_continents), k)]
+    out = np.zeros((len(sets), n_continents), dtype=bool)
+    for g, s in enumerate(sets):
+        out[g, list(s)] = True
+    return out
+
+
+def target_continents(hyp: Hypotheses, bits: np.ndarray) -> np.ndarray:
+    """The continent of each candidate row's target, read from its explanation bit mask (the explanations whose
+    continents contain the target); every continent must have a bit pattern of its own. -1: a row without a
+    target (no bits)."""
+    patterns = {0: -1}
+    for k in range(hyp.board.n_continents):
+        pattern = sum(1 << e for e, x in enumerate(hyp.explanations) if x.kind == "continents" and k in x.continents)
+        if pattern in patterns:
+            raise ValueError(f"free goals: hypotheses {hyp.name!r} cannot tell continents "
+                             f"{hyp.board.continent_names[patterns[pattern]]!r} and {hyp.board.continent_names[k]!r} "
+                             "apart on this board")
+        patterns[pattern] = k
+    mask = sum(1 << e for e, x in enumerate(hyp.explanations) if x.kind == "continents")
+    keys = np.array(sorted(patterns))
+    found = bits & mask
+    at = np.minimum(np.searchsorted(keys, found), len(keys) - 1)
+    if (keys[at] != found).any():
+        raise ValueError(f"free goals: a candidate's explanation bits {int(found[keys[at] != found][0])} name no "
+                         "continent")
+    return np.array([patterns[int(k)] for k in keys])[at]
+
+
+def free_goal_loglik(f: Features, c: Candidates, beta: float, eps: float, max_size: int) -> np.ndarray:
+    """(N, focus levels x goals) log P(obs_i | goal, focus) of the goal-directed model pursuing every goal of
+    `goal_sets`."""
+    sets = goal_sets(f.hyp.board.n_continents, max_size)
+    cont = c._scores.get("target continents")
+    if cont is None:
+        cont = c._scores["target continents"] = target_continents(f.hyp, c.bits)
+    sets = np.c_[sets, np.zeros(len(sets), dtype=bool)]  # continent -1: a row without a target is in no goal
+    inside = lambda lo, hi: sets[:, cont[lo:hi]].T  # noqa: E731
+    return np.hstack([choice_loglik(f.n, c, *c.goal_scores(("free goals", max_size), x, inside), beta, eps)
+                      for x in GOAL_FOCUS])
+
+
+def model_logliks(f: Features, c: Candidates, beta: float, eps: float, goals: int = 0
                   ) -> list[tuple[str, np.ndarray]]:
-    """Per model of play, the (N, E) or (N, 1) log-likelihood of each observation."""
+    """Per model of play, the (N, E) or (N, 1) log-likelihood of each observation; `free goals` (with `goals`)
+    is (N, K): one column per (focus, goal), the goal kept over the game."""
+    if not 0 <= goals <= f.hyp.board.n_continents:
+        raise ValueError(f"mixture: goals (the most continents of a free goal) must be in "
+                         f"0..{f.hyp.board.n_continents}, got {goals}")
     out = [(f"mission focus {x:g}", inverse_loglik(f, c, beta, x, eps)) for x in GOAL_FOCUS]
     for model in FREE_MODELS:
         if model == "random":
@@ -51,14 +110,17 @@ def model_logliks(f: Features, c: Candidates, beta: float, eps: float
             score, chosen = c.free_scores(model)
             ll = choice_loglik(f.n, c, score, chosen, beta, eps)
         out.append((model, ll))
+    if goals:
+        out.append((FREE_GOALS, free_goal_loglik(f, c, beta, eps, goals)))
     return out
 
 
 def mixture_posterior(f: Features, c: Candidates, starts: np.ndarray, beta: float, eps: float, rho: float,
-                      temper: float = 1.0, transform: Callable | None = None, with_models: bool = False):
+                      temper: float = 1.0, transform: Callable | None = None, with_models: bool = False,
+                      goals: int = 0):
     """(N, E) posterior over explanations after each observation; with `with_models`, also the (N, K) posterior
     over the models of play (which style the recogniser thinks each player has)."""
-    logliks = model_logliks(f, c, beta, eps)
+    logliks = model_logliks(f, c, beta, eps, goals)
     if transform:
         logliks = [(name, transform(f, ll)) for name, ll in logliks]
     return mixture_from_logliks(f, logliks, starts, rho, temper, with_models)
@@ -74,9 +136,13 @@ def mixture_from_logliks(f: Features, logliks: list[tuple[str, np.ndarray]], sta
         raise ValueError(f"mixture: temper (the power on each observation's likelihood) must be in (0, 1], "
                          f"got {temper}")
     terms, names = [], []
+    n_free = sum(not name.startswith("mission") for name, _ in logliks)
     for name, ll in logliks:
-        weight = rho / len(GOAL_FOCUS) if name.startswith("mission") else (1 - rho) / len(FREE_MODELS)
-        terms.append(np.log(weight) + temper * grouped_cumsum(ll, starts))
+        weight = rho / len(GOAL_FOCUS) if name.startswith("mission") else (1 - rho) / n_free
+        cum = temper * grouped_cumsum(ll, starts)
+        if name == FREE_GOALS:  # the goal is the player's own, not the card's: its mean over goals
+            cum = logsumexp(cum, axis=1, keepdims=True) - np.log(cum.shape[1])
+        terms.append(np.log(weight) + cum)
         names.append(name)
     e = f.hyp.size
     joint = np.stack([np.broadcast_to(t, (f.n, e)) for t in terms]) + np.log(f.hyp.prior)[None, None, :]

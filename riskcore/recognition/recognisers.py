@@ -7,8 +7,9 @@
 | `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam, intdiv | PHATT: equal / simple / proportional weights, or the
 reference implementation's own update, `khan2013` (`phatt`) |
 | `inverse` | beta, focus, eps | Bayesian inverse planning with the mission agent (`inverse`) |
-| `mixture` | beta, eps, rho, temper | inverse planning over a mixture of models of play, goal-directed and mission-blind,
-the model inferred per player (`mixture`): for players of unknown style |
+| `mixture` | beta, eps, rho, temper, goals | inverse planning over a mixture of models of play, goal-directed and
+mission-blind, the model inferred per player (`mixture`): for players of unknown style; with goals = n > 0, the
+open-goal mixture: one more mission-blind model pursues a goal of its own (any 1 to n continents) |
 | `classifier` | C, train (runs) | multinomial logistic regression on trace features, trained on other seeds |
 
 Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`).
@@ -39,11 +40,11 @@ NAMES = ("uniform", "goal", "phatt", "inverse", "mixture", "classifier")
 DEFAULTS: dict[str, dict[str, Any]] = {
     "uniform": {}, "goal": {"temperature": 0.1}, "phatt": {},
     "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05},
-    "mixture": {"beta": 10.0, "eps": 0.05, "rho": 0.5, "temper": 1.0},
+    "mixture": {"beta": 10.0, "eps": 0.05, "rho": 0.5, "temper": 1.0, "goals": 0},
     "classifier": {"C": 1.0, "train": None}}
 EVIDENCE = ("phatt", "inverse", "mixture")  # the recognisers `kinds` applies to
 TYPES = {"temperature": float, "beta": float, "focus": float, "eps": float, "rho": float, "temper": float,
-         "C": float,
+         "goals": int, "C": float,
          "train": (str, tuple),
          "kinds": (str, tuple)}
 KIND_GROUPS = {("attack_won", "attack_lost"): "attacks only",
@@ -89,6 +90,8 @@ class Recogniser:
             if not params["train"]:
                 raise ValueError("the classifier needs train=RUN[,RUN...]: runs with other seeds to learn from")
             params["train"] = (params["train"],) if isinstance(params["train"], str) else tuple(params["train"])
+        if parsed.name == "mixture" and not params["goals"]:
+            del params["goals"]  # the play-style mixture keeps its canonical text
         return cls(parsed.name, tuple((k, float(v) if k != "train" else v) for k, v in params.items()),
                    kinds=kinds)
 
@@ -117,8 +120,11 @@ class Recogniser:
             focus = "focus marginalised" if p["focus"] < 0 else f"focus {p['focus']:g}"
             text = f"inverse planning (beta {p['beta']:g}, eps {p['eps']:g}, {focus})"
         elif self.name == "mixture":
-            text = (f"play-style mixture (beta {p['beta']:g}, eps {p['eps']:g}, rho {p['rho']:g}"
-                    + (f", temper {p['temper']:g})" if p["temper"] != 1 else ")"))
+            goals = p.get("goals", 0)
+            text = (("open-goal mixture" if goals else "play-style mixture")
+                    + f" (beta {p['beta']:g}, eps {p['eps']:g}, rho {p['rho']:g}"
+                    + (f", temper {p['temper']:g}" if p["temper"] != 1 else "")
+                    + (f", goals of <= {goals:g} continents)" if goals else ")"))
         elif self.name == "classifier":
             text = f"classifier (C {p['C']:g})"
         else:
@@ -159,7 +165,7 @@ class Recogniser:
                                      self._only_kinds)
         if self.name == "mixture":
             return mixture_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["eps"], p["rho"],
-                                     p["temper"], self._only_kinds)
+                                     p["temper"], self._only_kinds, goals=int(p.get("goals", 0)))
         if run in p["train"]:
             raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
         return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir), f)

@@ -15,14 +15,36 @@ from riskcore.recognition.posterior import group_starts
 from riskcore.recognition.recognisers import Recogniser
 
 
-def test_a_held_out_family_never_chooses_its_grid_point():
+def _losses(families: list[str], seed: int = 0) -> pd.DataFrame:
     settings = [Recogniser.from_spec(s).setting for grid in g.GRIDS.values() for s in grid]
-    rng = np.random.default_rng(0)
-    losses = pd.DataFrame(rng.uniform(1, 2, (len(settings), 3)), index=settings, columns=["a", "b", "c"])
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(rng.uniform(1, 1.7, (len(settings), len(families))), index=settings, columns=families)
+
+
+def test_a_held_out_family_never_chooses_its_grid_point():
+    losses = _losses(["a", "b", "c"])
     best_for_c = Recogniser.from_spec(g.GRIDS["mixture"][0]).setting
     losses.loc[best_for_c, "c"] = 0.0  # only the held-out family likes it
-    assert g.choose(losses, ["a", "b", "c"], "c")["mixture"] != best_for_c
-    assert g.choose(losses, ["a", "b", "c"], "a")["mixture"] == best_for_c  # seen when c is a training family
+    assert g.choose(losses, ["a", "b"])["mixture"] != best_for_c
+    assert g.choose(losses, ["b", "c"])["mixture"] == best_for_c  # seen when c is a training family
+
+
+def test_the_open_goal_mixture_never_chooses_a_point_worse_than_uniform_on_a_training_family():
+    losses = _losses(["a", "b"])
+    bold, cautious = (Recogniser.from_spec(s).setting for s in g.GRIDS["open"][:2])
+    losses.loc[bold] = [0.1, np.log(6) + 0.01]  # the best mean, but above uniform on b
+    losses.loc[cautious] = [0.9, 0.9]
+    assert g.choose(losses, ["a", "b"])["open"] == cautious
+    losses[:] = np.log(6) + 0.5  # none is safe: the least worst
+    losses.loc[bold, "b"] = np.log(6) + 0.1
+    assert g.choose(losses, ["a", "b"])["open"] == bold
+
+
+def test_training_families_share_no_agent_with_the_held_out_one():
+    names = lambda held: g.training_families(g.FAMILIES, held)  # noqa: E731
+    assert "mixed" not in names("domination") and "domination" in names("bsr-blind")
+    assert not {"expert-blind", "mixed"} & set(names("expert"))
+    assert set(names(g.CORPUS)) == {f.name for f in g.FAMILIES}
 
 
 def test_tempering_moves_the_mixture_posterior_towards_the_prior(small_run):
@@ -61,7 +83,8 @@ def test_every_family_and_the_corpus_get_every_recogniser_at_every_checkpoint(ex
     top1 = m[m.metric == "top1"]
     for family in names:
         d = top1[top1.family == family]
-        assert {"uniform", "play-style mixture", "classifier", "inverse planning"} <= set(d.recogniser)
+        assert {"uniform", "play-style mixture", "open-goal mixture", "classifier", "inverse planning"} <= set(
+            d.recogniser)
         assert set(d.point.round(2)) == {0.1, 0.3, 0.5, 0.7, 1.0}
     assert ((top1.value >= 0) & (top1.value <= 1)).all()
     uniform = m[(m.recogniser == "uniform") & (m.metric == "log_loss")]
@@ -76,6 +99,8 @@ def test_the_fits_differ_only_by_the_held_out_family(experiment):
     fits = query("SELECT * FROM generalisation_fits WHERE run = ?", [g.KEY], data)
     assert set(fits.held_out) == {f.name for f in families} | {g.CORPUS}
     assert set(fits.grid) == set(g.GRIDS)
+    training = fits.drop_duplicates("held_out").set_index("held_out").training
+    assert training["domination"] == "mission, bsr" and training[g.CORPUS] == "mission, bsr, domination"
     cal = query("SELECT * FROM generalisation_calibration WHERE run = ?", [g.KEY], data)
     per = cal.groupby(["family", "recogniser"])["count"].sum()
     assert (per > 0).all() and cal.confidence.between(1 / 6 - 1e-9, 1).all()
