@@ -269,7 +269,11 @@ def loss_range(recogniser: str, families: list[str]) -> str:
 
 
 def agent_list(families: list[str]) -> str:
-    return ", ".join(f"`{a}`" for a in gen_runs[gen_runs.family.isin(families)].agents)
+    """The families' agents; a table of several agents (the mixed family) is named as such."""
+    runs = gen_runs[gen_runs.family.isin(families)]
+    single = [f"`{a}`" for a in runs.agents if "," not in a]
+    tables = [f"a table of {', '.join(f'`{x}`' for x in a.split(','))}" for a in runs.agents if "," in a]
+    return ", ".join(single + tables)
 
 
 unreadable = blind_families + [corpus]
@@ -313,7 +317,8 @@ corpus {gen_value("inverse planning", corpus, "log_loss"):.2f}). The reference's
 {gen_value("PHATT khan2013 (the reference's code)", corpus, "top1"):.2f} on the corpus. On the corpus the best
 recogniser is {corpus_best} ({corpus_best_top1:.3f} top-1, chance 0.167), and the ceiling classifier, trained on the
 corpus itself, reaches {gen_value(ceiling, corpus, "top1"):.3f} with log loss
-{gen_value(ceiling, corpus, "log_loss"):.2f}.
+{gen_value(ceiling, corpus, "log_loss"):.2f}; the open-goal mixture, fitted on riskcore's families only, reaches
+{gen_value(OPEN, corpus, "top1"):.3f} with log loss {gen_value(OPEN, corpus, "log_loss"):.3f}.
 
 **What it means.** Modelling how a player chooses carries over to riskcore's other mission-following families; it
 does not carry over to players who ignore their missions, and Domination's AI plays its mission games close to that:
