@@ -115,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--recogniser", default="phatt",
                    help="recogniser spec: uniform, goal:temperature=0.1, phatt:scheme=simple:c=1:i=0.98, "
                         "phatt:scheme=proportional:lam=0.9, inverse:beta=10:focus=-1:eps=0.05, "
+                        "mixture:beta=5:rho=0.5:temper=0.5 (play-style mixture), "
+                        "mixture:beta=5:rho=0.05:temper=0.5:goals=3 (open-goal mixture), "
                         "classifier:train=RUN1,RUN2 (runs with other seeds)")
     g.add_argument("--hypotheses", default="cards6", choices=["cards6", "deck14"])
     g.add_argument("--rebuild-features", action="store_true")
