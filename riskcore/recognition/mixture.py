@@ -85,9 +85,7 @@ def free_goal_loglik(f: Features, c: Candidates, beta: float, eps: float, max_si
     """(N, focus levels x goals) log P(obs_i | goal, focus) of the goal-directed model pursuing every goal of
     `goal_sets`."""
     sets = goal_sets(f.hyp.board.n_continents, max_size)
-    cont = c._scores.get("target continents")
-    if cont is None:
-        cont = c._scores["target continents"] = target_continents(f.hyp, c.bits)
+    cont = target_continents(f.hyp, c.bits)
     sets = np.c_[sets, np.zeros(len(sets), dtype=bool)]  # continent -1: a row without a target is in no goal
     inside = lambda lo, hi: sets[:, cont[lo:hi]].T  # noqa: E731
     return np.hstack([choice_loglik(f.n, c, *c.goal_scores(("free goals", max_size), x, inside), beta, eps)
