@@ -102,3 +102,26 @@ def test_compiled_end_features_are_the_plain_ones_bit_for_bit():
         for a in fast.placements(s):
             for _, z in turn_sequences(fast, fast.apply(s, a))[0][:6]:
                 assert np.array_equal(end_features(fast, z, s.to_move), end_features(plain, z, s.to_move))
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_full_transposition_table_changes_the_work_but_never_the_values_plans_or_tree_size(players):
+    fast, _ = pair(players)
+    smallest_mb = 1024 * 8 * (4 + players) / 2**20  # the smallest table: 1,024 slots, at its bound at once
+    replaced = 0
+    for s in positions(3, players, 330 + players):
+        free, tight = MaxN(fast), MaxN(fast, table_mb=smallest_mb)
+        va, vb = free.root(s, 3), tight.root(s, 3)
+        assert list(va) == list(vb) and all(np.array_equal(va[k], vb[k]) for k in va)
+        assert free.nodes == tight.nodes and tight.distinct >= free.distinct
+        pa, pb = MaxN(fast).principal_variation(s, 3), MaxN(fast, table_mb=smallest_mb).principal_variation(s, 3)
+        assert [a for a, _ in pa] == [a for a, _ in pb]
+        replaced += tight.replaced
+        assert free.replaced == 0
+    assert replaced > 0  # the bound was reached: the comparison above tested replacement
+
+
+def test_a_transposition_table_below_the_smallest_size_is_refused():
+    fast, _ = pair(2)
+    with pytest.raises(ValueError, match="0.01 MB"):
+        MaxN(fast, table_mb=0.01)

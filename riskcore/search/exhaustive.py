@@ -7,8 +7,8 @@ child that maximises its own value component; ties go to the first action in the
 transpose) is not searched again: its value and its size are read from a table, so the count and the values are
 exactly those of the plain search while the work is the number of distinct subtrees (`distinct`).
 
-On a `Model` the search runs compiled (`kernels.maxn`, its table kept for the life of this object); on a
-`PlainModel` it runs in Python, the reference the compiled search is tested against.
+On a `Model` the search runs compiled (`kernels.maxn`, its table kept for the life of this object and bounded by
+`table_mb`); on a `PlainModel` it runs in Python, the reference the compiled search is tested against.
 """
 
 from __future__ import annotations
@@ -20,19 +20,43 @@ from riskcore.search.abstract import (END, AState, Model, PlainModel, first_best
                                      maxn_better)
 
 
+# The compiled transposition table's memory bound per search. Unbounded, a five-turn search of one small-board
+# position could outgrow the machine; at the bound subtrees are searched again rather than kept (same results).
+TABLE_MB = 1024
+
+
+def table_slots(n_players: int, table_mb: float) -> int:
+    """The largest power of two of table slots (8 bytes each for size, key, check and every player's value) that
+    fits in `table_mb` megabytes."""
+    slots = int(table_mb * 2**20) // (8 * (kernels.VALUE + n_players))
+    if slots < kernels.FIRST_SLOTS:
+        raise ValueError(f"a transposition table of {table_mb} MB is below the smallest table "
+                         f"({kernels.FIRST_SLOTS} slots)")
+    return 1 << (slots.bit_length() - 1)
+
+
 class MaxN:
-    def __init__(self, model: Model, transpositions: bool = True):
+    def __init__(self, model: Model, transpositions: bool = True, table_mb: float = TABLE_MB):
         self.model = model
         self.transpositions = transpositions
         self.nodes = 0
         self.compiled = transpositions and not isinstance(model, PlainModel)
-        self._table = kernels.new_table() if self.compiled else {}
+        self._table = (kernels.new_table(model.n_players, table_slots(model.n_players, table_mb)) if self.compiled
+                       else {})
         self._plain_nodes = 0
 
     @property
     def distinct(self) -> int:
-        """Subtrees searched and kept: the work done, against `nodes`, the tree's size."""
+        """Subtrees searched and stored: the work done, against `nodes`, the tree's size. Past the table's memory
+        bound a subtree that was replaced and met again is searched, and counted, again."""
+        if self.compiled:
+            return int(self._table[1][kernels.STORED])
         return len(self._table) if self.transpositions else self._plain_nodes
+
+    @property
+    def replaced(self) -> int:
+        """Stored subtrees the compiled table's memory bound made it overwrite."""
+        return int(self._table[1][kernels.REPLACED]) if self.compiled else 0
 
     def _search(self, s: AState, turns: int) -> tuple[np.ndarray, int]:
         if self.compiled:

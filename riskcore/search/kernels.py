@@ -10,29 +10,44 @@ Every kernel computes exactly what the model's Python methods compute, in the sa
 floating-point operations, so values, decisions and node counts are bit-identical (a test holds them to the
 recorded golden searches).
 
-`maxn` is exhaustive max^n with a transposition table: a numba dictionary from a 64-bit hash of (state, turns left)
-to the subtree's value and size, with a second, independent 64-bit hash stored beside them and compared on every
-hit (a false hit needs both to collide: about 1e-20 over a search of 10^9 subtrees). Leaves are not stored:
-evaluating one is cheaper than looking it up.
+`maxn` is exhaustive max^n with a transposition table: an open-addressed hash table of fixed-width slots (the
+subtree's size, a 64-bit hash of (state, turns left) as the key, a second, independent 64-bit hash compared on every
+hit, the value's bits) in one int64 array. A false hit needs both hashes to collide: about 1e-20 over a search of
+10^9 subtrees. Leaves are not stored: evaluating one is cheaper than looking it up.
+
+The table has a memory bound. It starts small and doubles whenever it is half full (linear probing: an entry takes
+the first free slot from its home on); once it has reached its bound it fills up, and a subtree that finds its
+`PROBES` slots taken replaces the smallest subtree stored there (the cheapest to search again). A subtree that has been replaced is searched again when it is met again, so a bound changes the work
+done, never the values, the decisions or the tree's size.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
+from numba.typed import List
 
 EB_CAP = 40  # `battle.expected_battle` caps both sides here
 # indices into the `tables` tuple
 EDGE_SRC, EDGE_DST, NBR_START, NBR, CONT_MASK, BONUS, N_PLAYERS, MAX_ATTACKS, HAS_TARGET, TARGET, TARGET_WEIGHT, \
     EB_CONQ, EB_ATT, EB_DEF = range(14)
-KEY_TYPE, ENTRY_TYPE = types.int64, types.int64[:]
+# a slot of the transposition table: [size (0: empty), key, check, the value's bits...]
+SIZE, KEY, CHECK, VALUE = range(4)
+PROBES = 8  # slots a key may occupy, from its home slot on
+FIRST_SLOTS = 1024
+# the table's counters: [slot limit, subtrees stored, slots in use, stored subtrees replaced, longest probe]
+LIMIT, STORED, USED, REPLACED, LONGEST = range(5)
 
 
 @njit(cache=True)
-def new_table():
-    """An empty transposition table for `maxn` (made in compiled code: a hundred times faster than from Python)."""
-    return Dict.empty(KEY_TYPE, ENTRY_TYPE)
+def new_table(n_players, max_slots):
+    """An empty transposition table for `maxn`: (a list holding the slot array, which grows in place of the list's
+    one item, and the counters). `max_slots`: a power of two, the bound."""
+    slots = List()
+    slots.append(np.zeros((min(FIRST_SLOTS, max_slots), VALUE + n_players), dtype=np.int64))
+    counts = np.zeros(5, dtype=np.int64)
+    counts[LIMIT] = max_slots
+    return slots, counts
 
 
 @njit(cache=True)
@@ -189,23 +204,71 @@ def _keys(owner, armies, mover, phase, attacks, turns):
 
 
 @njit(cache=True)
+def _home(key, mask) -> int:
+    """A key's first slot: its bits mixed (FNV's low bits alone cluster), then masked."""
+    h = np.uint64(key)
+    h = (h ^ (h >> np.uint64(32))) * np.uint64(0x9E3779B97F4A7C15)
+    return np.int64((h ^ (h >> np.uint64(29))) & np.uint64(mask))
+
+
+@njit(cache=True)
 def _lookup(table, owner, armies, mover, phase, attacks, turns, n_players):
     """(key, check, found, value, size): a stored subtree's value and size, if the table holds this state."""
     key, check = _keys(owner, armies, mover, phase, attacks, turns)
-    if key in table:
-        e = table[key]
-        if e[1] == check:
-            return key, check, True, e[2:].view(np.float64).copy(), e[0]
+    slots, counts = table[0][0], table[1]
+    mask = slots.shape[0] - 1
+    home = _home(key, mask)
+    for k in range(counts[LONGEST]):
+        j = (home + k) & mask
+        if slots[j, SIZE] == 0:
+            break
+        if slots[j, KEY] == key and slots[j, CHECK] == check:
+            return key, check, True, slots[j, VALUE:].view(np.float64).copy(), slots[j, SIZE]
     return key, check, False, np.zeros(n_players), np.int64(0)
 
 
 @njit(cache=True)
-def _entry(check, value, size):
-    """[size, check, the value's bits] as one int64 array: 40 bytes for 3 players."""
-    e = np.empty(2 + value.shape[0], dtype=np.int64)
-    e[0], e[1] = size, check
-    e[2:] = value.view(np.int64)
-    return e
+def _place(slots, counts, key, check, bits, size):
+    """Write an entry into the first free slot from its home on. A table at its bound looks at `PROBES` slots
+    only and, when they are all taken, writes over the smallest subtree among them."""
+    mask = slots.shape[0] - 1
+    bounded = slots.shape[0] >= counts[LIMIT]
+    home = _home(key, mask)
+    victim, victim_size, k = -1, np.int64(-1), 0
+    while True:
+        j = (home + k) & mask
+        if slots[j, SIZE] == 0:
+            victim = j
+            counts[USED] += 1
+            counts[LONGEST] = max(counts[LONGEST], k + 1)
+            break
+        if slots[j, KEY] == key and slots[j, CHECK] == check:
+            return
+        if victim < 0 or slots[j, SIZE] < victim_size:
+            victim, victim_size = j, slots[j, SIZE]
+        k += 1
+        if bounded and k == PROBES:
+            counts[REPLACED] += 1
+            counts[LONGEST] = max(counts[LONGEST], PROBES)
+            break
+    slots[victim, SIZE], slots[victim, KEY], slots[victim, CHECK] = size, key, check
+    slots[victim, VALUE:] = bits
+
+
+@njit(cache=True)
+def _store(table, key, check, value, size):
+    """Keep a searched subtree. Below its bound the table doubles once it is half full (so a free slot is always
+    near); at the bound it fills up and then replaces."""
+    slots, counts = table[0][0], table[1]
+    counts[STORED] += 1
+    if 2 * (counts[USED] + 1) > slots.shape[0] and slots.shape[0] < counts[LIMIT]:
+        bigger = np.zeros((2 * slots.shape[0], slots.shape[1]), dtype=np.int64)
+        counts[USED], counts[LONGEST] = 0, 0
+        for j in range(slots.shape[0]):
+            if slots[j, SIZE] > 0:
+                _place(bigger, counts, slots[j, KEY], slots[j, CHECK], slots[j, VALUE:], slots[j, SIZE])
+        table[0][0] = slots = bigger
+    _place(slots, counts, key, check, value.view(np.int64), size)
 
 
 @njit(cache=True)
@@ -289,8 +352,7 @@ def maxn(owner, armies, mover, phase, attacks, turns, tables, table, counter):
                     continue
         else:  # frame d is done: store it and hand it to its parent
             v, sz = best[d].copy(), size[d]
-            if keys[d] not in table:
-                table[keys[d]] = _entry(checks[d], v, sz)
+            _store(table, keys[d], checks[d], v, sz)
             if d == 0:
                 return v, sz
             d -= 1
