@@ -70,7 +70,7 @@ agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tu
 POSITIONS ?= $(if $(QUICK),6,60)
 GB_GAMES ?= $(if $(QUICK),4,60)
 LOOKAHEAD ?= $(if $(QUICK),3,4)
-DEEP ?= $(if $(QUICK),1,4)
+DEEP ?= $(if $(QUICK),1,12)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents
 	$(STEP) search -- $(BIN)/riskcore experiment search --positions $(POSITIONS) --games $(GB_GAMES) --lookahead $(LOOKAHEAD) \
 		--deep-positions $(DEEP)

@@ -186,8 +186,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--games", type=_positive, default=200, help="games per engine case")
     b.add_argument("--search", action="store_true",
                    help="instead: generated states per second of the searches, compiled against plain numpy")
-    b.add_argument("--positions", type=_positive, default=6, help="--search, --dask-scaling: positions per player count")
-    b.add_argument("--lookahead", type=_positive, default=3, help="--search, --dask-scaling: look-ahead in turns")
+    b.add_argument("--search-table", action="store_true",
+                   help="instead: time, work and peak memory of five-turn exhaustive searches under the default "
+                        "transposition-table bound and a tight one")
+    b.add_argument("--positions", type=_positive, default=None,
+                   help="--search, --dask-scaling (default 6), --search-table (default 4): positions per player count")
+    b.add_argument("--lookahead", type=_positive, default=None,
+                   help="--search, --dask-scaling (default 3), --search-table (default 5): look-ahead in turns")
     b.add_argument("--out-dir", type=Path, default=None)
     b.add_argument("--recognition", metavar="RUN", default=None,
                    help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
@@ -402,7 +407,12 @@ def cmd_bench(a) -> None:
     if a.dask_scaling:
         from riskcore.experiments.bench_scaling import bench_dask_scaling
 
-        print(bench_dask_scaling(a.positions, a.lookahead, out_dir=a.out_dir).to_string(index=False))
+        print(bench_dask_scaling(a.positions or 6, a.lookahead or 3, out_dir=a.out_dir).to_string(index=False))
+        return
+    if a.search_table:
+        from riskcore.experiments.bench_memory import bench_search_table
+
+        print(bench_search_table(a.positions or 4, a.lookahead or 5, out_dir=a.out_dir).to_string(index=False))
         return
     if a.memory:
         from riskcore.experiments.bench_memory import bench_memory
@@ -413,7 +423,7 @@ def cmd_bench(a) -> None:
         print(bench_explore(a.explore, data_dir=a.data_dir, out_dir=a.out_dir).to_string(index=False))
         return
     if a.search:
-        print(bench_search(a.positions, a.lookahead, out_dir=a.out_dir).to_string(index=False))
+        print(bench_search(a.positions or 6, a.lookahead or 3, out_dir=a.out_dir).to_string(index=False))
         return
     if a.recognition:
         print(bench_recognition(a.recognition, a.settings, a.workers, a.data_dir, a.out_dir).to_string(index=False))

@@ -41,3 +41,13 @@ def test_dask_scaling_bench_gets_the_same_rows_from_every_cluster_size(tmp_path)
     df = bench_dask_scaling(n_positions=1, lookahead=1, worker_counts=(1, 2), out_dir=tmp_path)
     assert df.same_rows_as_1_worker.all() and (df.seconds > 0).all()
     assert "LocalCluster" in (tmp_path / "dask-scaling.md").read_text()
+
+
+def test_search_table_bench_finds_the_same_tree_under_every_bound(tmp_path):
+    from riskcore.experiments.bench_memory import bench_search_table
+
+    df = bench_search_table(positions=1, lookahead=2, bounds=(1024, 0.1), out_dir=tmp_path)
+    assert len(df) == 4 and (df.peak_MB > 0).all() and (df.subtrees_searched > 0).all()
+    assert (df.groupby(["players", "position"]).nodes.nunique() == 1).all()
+    assert (df.table_MB <= df.bound_MB).all()
+    assert "transposition table" in (tmp_path / "search-table.md").read_text()

@@ -67,3 +67,63 @@ def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: in
            {"targets": json.dumps({"simulate": "flat in the number of games", "features": "< 500 MB",
                                    "DuckDB file": "no growth on rewriting a run"})})
     return df
+
+
+# as `_PEAK`, passing the child's output on before the peak
+_PEAK_WITH_OUTPUT = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, "
+                     "text=True); print(done.stdout, end=''); "
+                     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)")
+
+# one exhaustive search in a fresh process: (peak MB of the process, then its counters as JSON on stdout)
+_SEARCH = """
+import json, sys, time
+from riskcore.board import load_board
+from riskcore.experiments.search import positions
+from riskcore.search.abstract import Model
+from riskcore.search.exhaustive import MaxN
+players, index, lookahead, mb, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+state = positions(index + 1, players, seed)[index]
+model = Model(load_board("small"), players, 2)
+MaxN(model).root(state, 1)  # load the compiled kernels outside the timing
+ab, start = MaxN(model, table_mb=mb), time.perf_counter()
+ab.root(state, lookahead)
+print(json.dumps({"seconds": round(time.perf_counter() - start, 2), "nodes": ab.nodes, "subtrees_searched": ab.distinct,
+                  "replaced": ab.replaced, "table_MB": round(ab._table[0].nbytes / 2**20, 1)}))
+"""
+
+
+SEARCH_SEED = 2013  # `riskcore experiment`'s default seed: the search experiment's positions of n players use seed + n
+
+
+def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[float, ...] | None = None,
+                       out_dir: Path | None = None) -> pd.DataFrame:
+    """Exhaustive max^n on the search experiment's first positions (those it searches one turn deeper), each in a
+    fresh process, under the default transposition-table bound and a sixteen times larger one: the time, the work
+    (subtrees searched, stored subtrees replaced), the table's final size and the process's peak memory."""
+    from riskcore.experiments.bench import _write
+    from riskcore.search.exhaustive import TABLE_MB
+
+    bounds = bounds or (TABLE_MB, 16 * TABLE_MB)
+
+    rows = []
+    for players in (2, 3):
+        for index in range(positions):
+            for mb in bounds:
+                argv = [sys.executable, "-c", _SEARCH, str(players), str(index), str(lookahead), str(mb),
+                        str(SEARCH_SEED + players)]
+                done = subprocess.run([sys.executable, "-c", _PEAK_WITH_OUTPUT, *argv], capture_output=True,
+                                      text=True)
+                if done.returncode != 0:
+                    raise RuntimeError(f"search table benchmark: {players} players, position {index}, {mb} MB "
+                                       f"failed: {done.stderr.strip()[-300:]}")
+                counters, peak = done.stdout.strip().split("\n")[-2:]
+                rows.append({"players": players, "position": index, "lookahead": lookahead, "bound_MB": mb,
+                             **json.loads(counters), "peak_MB": round(int(peak) / 1024, 1)})
+    df = pd.DataFrame(rows)
+    _write("search-table", "Transposition table benchmark (one core)", "Exhaustive max^n to "
+           f"{lookahead} turns on the search experiment's first {positions} positions per player count, each in a "
+           "fresh process, under the default bound of its transposition table and a larger one: seconds, the tree's size (`nodes`, the "
+           "same under every bound), subtrees searched (the work), stored subtrees the bound replaced, the "
+           "table's final size and the process's peak resident memory (Python and the compiled kernels "
+           "included).", df, out_dir, {"target": "peak memory bounded; nodes identical under every bound"})
+    return df

@@ -22,7 +22,9 @@ from riskcore.search.abstract import (END, AState, Model, PlainModel, first_best
 
 # The compiled transposition table's memory bound per search. Unbounded, a five-turn search of one small-board
 # position could outgrow the machine; at the bound subtrees are searched again rather than kept (same results).
-TABLE_MB = 1024
+# A larger table saves work but, its look-ups missing the processor's caches, not time (`riskcore bench
+# --search-table`).
+TABLE_MB = 64
 
 
 def table_slots(n_players: int, table_mb: float) -> int:
@@ -50,13 +52,13 @@ class MaxN:
         """Subtrees searched and stored: the work done, against `nodes`, the tree's size. Past the table's memory
         bound a subtree that was replaced and met again is searched, and counted, again."""
         if self.compiled:
-            return int(self._table[1][kernels.STORED])
+            return int(self._table[1][0, kernels.STORED])
         return len(self._table) if self.transpositions else self._plain_nodes
 
     @property
     def replaced(self) -> int:
         """Stored subtrees the compiled table's memory bound made it overwrite."""
-        return int(self._table[1][kernels.REPLACED]) if self.compiled else 0
+        return int(self._table[1][0, kernels.REPLACED]) if self.compiled else 0
 
     def _search(self, s: AState, turns: int) -> tuple[np.ndarray, int]:
         if self.compiled:
