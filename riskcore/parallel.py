@@ -35,7 +35,7 @@ def run_tasks(fn: Callable[..., Any], args: Sequence[tuple], workers: int | None
             pool = ProcessPoolExecutor(max_workers=workers or default_workers(), initializer=_worker_start)
             futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
             try:
-                for fut in as_completed(futures):
+                for fut in _completed(futures):
                     # a finished future keeps its result: let go of it so memory stays flat in the task count
                     i, result = futures.pop(fut), fut.result()
                     del fut
@@ -48,6 +48,20 @@ def run_tasks(fn: Callable[..., Any], args: Sequence[tuple], workers: int | None
             pool.shutdown()
     finally:
         bar.close()
+
+
+WAKE_SECONDS = 1.0
+
+
+def _completed(futures: dict) -> Iterator:
+    """`as_completed` over the futures still in `futures`, waking at least every `WAKE_SECONDS`. A signal that the
+    kernel hands to another thread (the pool's manager, tqdm's monitor) wakes nobody: the main thread, blocked until
+    a task finishes, would run its handler only then, and never if the pool has stalled."""
+    while futures:
+        try:
+            yield from as_completed(list(futures), timeout=WAKE_SECONDS)
+        except TimeoutError:
+            pass  # back in Python: pending signal handlers run here
 
 
 def _worker_start() -> None:

@@ -37,3 +37,29 @@ def test_run_tasks_holds_no_result_the_caller_has_let_go():
         del box
         gc.collect()
         assert all(r() is None for r in refs[:-1])  # the newest is still the generator's until it resumes
+
+
+# A pool whose tasks never finish, and a Ctrl-C that the kernel hands to a thread other than the main one (here
+# sent to a helper thread itself): the main thread, waiting for a task, must still stop the run.
+_STALLED = """
+import signal, sys, threading, time
+from riskcore.parallel import run_tasks
+
+def helper():
+    time.sleep(2)
+    signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+threading.Thread(target=helper, daemon=True).start()
+try:
+    list(run_tasks(time.sleep, [(600,), (600,)], workers=2, progress=False))
+except KeyboardInterrupt:
+    print("stopped")
+"""
+
+
+def test_a_signal_that_reaches_another_thread_still_stops_a_stalled_pool():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _STALLED], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "stopped", done.stderr[-2000:]
