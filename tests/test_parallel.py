@@ -45,6 +45,10 @@ _STALLED = """
 import signal, sys, threading, time
 from riskcore.parallel import run_tasks
 
+# Ctrl-C handled as in a fresh shell, whatever the test process passed on (it may run with SIGINT ignored or blocked)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
 def helper():
     time.sleep(2)
     signal.pthread_kill(threading.get_ident(), signal.SIGINT)

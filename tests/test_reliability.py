@@ -26,6 +26,13 @@ def _hold(db: Path, seconds: float) -> subprocess.Popen:
     return proc
 
 
+def _default_signals() -> None:
+    """A child's signal handling as a fresh shell would give it: a test process may run with SIGINT ignored or
+    blocked (pytest-xdist workers inherit what their launcher set), and a child inherits both."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def _processes_with(marker: str) -> list[int]:
     """Live processes whose command line mentions `marker` (this test's data directory)."""
     out = []
@@ -102,7 +109,8 @@ def test_a_failed_commit_reports_its_own_cause(tmp_path, monkeypatch):
 def test_a_signal_stops_the_workers_and_removes_the_staging(tmp_path, sig):
     marker = str(tmp_path)
     proc = subprocess.Popen(RISKCORE + ["simulate", "--run", "big", "--games", "4000", "--chunk", "5", "--workers",
-                                        "2", "--quiet", "--data-dir", marker], stderr=subprocess.PIPE, text=True)
+                                        "2", "--quiet", "--data-dir", marker], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_signals)
     traces = tmp_path / "traces"
     deadline = time.time() + 60
     while not any(traces.glob(".tmp-run=big-*/games/*.parquet")) and time.time() < deadline:
