@@ -81,7 +81,8 @@ from riskcore.board import load_board
 from riskcore.experiments.search import positions
 from riskcore.search.abstract import Model
 from riskcore.search.exhaustive import MaxN
-players, index, lookahead, mb, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+players, index, lookahead, seed = (int(x) for x in sys.argv[1:4] + sys.argv[5:6])
+mb = float(sys.argv[4])
 state = positions(index + 1, players, seed)[index]
 model = Model(load_board("small"), players, 2)
 MaxN(model).root(state, 1)  # load the compiled kernels outside the timing
@@ -122,8 +123,9 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
     df = pd.DataFrame(rows)
     _write("search-table", "Transposition table benchmark (one core)", "Exhaustive max^n to "
            f"{lookahead} turns on the search experiment's first {positions} positions per player count, each in a "
-           "fresh process, under the default bound of its transposition table and a larger one: seconds, the tree's size (`nodes`, the "
-           "same under every bound), subtrees searched (the work), stored subtrees the bound replaced, the "
-           "table's final size and the process's peak resident memory (Python and the compiled kernels "
-           "included).", df, out_dir, {"target": "peak memory bounded; nodes identical under every bound"})
+           "fresh process, under the default bound of its transposition table and a larger one: seconds, the "
+           "tree's size (`nodes`, the same under every bound), subtrees searched (the work), stored subtrees the "
+           "bound replaced, the table's final size and the process's peak resident memory (Python and the "
+           "compiled kernels included).", df, out_dir,
+           {"target": "peak memory bounded; nodes identical under every bound"})
     return df

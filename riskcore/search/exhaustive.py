@@ -18,6 +18,7 @@ import numpy as np
 from riskcore.search import kernels
 from riskcore.search.abstract import (END, AState, Model, PlainModel, first_best, kernel_action, kernel_state,
                                      maxn_better)
+from riskcore.search.transpositions import FIRST_SLOTS, REPLACED, STORED, VALUE, new_table
 
 
 # The compiled transposition table's memory bound per search. Unbounded, a five-turn search of one small-board
@@ -30,10 +31,10 @@ TABLE_MB = 64
 def table_slots(n_players: int, table_mb: float) -> int:
     """The largest power of two of table slots (8 bytes each for size, key, check and every player's value) that
     fits in `table_mb` megabytes."""
-    slots = int(table_mb * 2**20) // (8 * (kernels.VALUE + n_players))
-    if slots < kernels.FIRST_SLOTS:
+    slots = int(table_mb * 2**20) // (8 * (VALUE + n_players))
+    if slots < FIRST_SLOTS:
         raise ValueError(f"a transposition table of {table_mb} MB is below the smallest table "
-                         f"({kernels.FIRST_SLOTS} slots)")
+                         f"({FIRST_SLOTS} slots)")
     return 1 << (slots.bit_length() - 1)
 
 
@@ -43,8 +44,8 @@ class MaxN:
         self.transpositions = transpositions
         self.nodes = 0
         self.compiled = transpositions and not isinstance(model, PlainModel)
-        self._table = (kernels.new_table(model.n_players, table_slots(model.n_players, table_mb)) if self.compiled
-                       else {})
+        self._table = (new_table(model.n_players, table_slots(model.n_players, table_mb))
+                       if self.compiled else {})
         self._plain_nodes = 0
 
     @property
@@ -52,13 +53,13 @@ class MaxN:
         """Subtrees searched and stored: the work done, against `nodes`, the tree's size. Past the table's memory
         bound a subtree that was replaced and met again is searched, and counted, again."""
         if self.compiled:
-            return int(self._table[1][0, kernels.STORED])
+            return int(self._table[1][0, STORED])
         return len(self._table) if self.transpositions else self._plain_nodes
 
     @property
     def replaced(self) -> int:
         """Stored subtrees the compiled table's memory bound made it overwrite."""
-        return int(self._table[1][0, kernels.REPLACED]) if self.compiled else 0
+        return int(self._table[1][0, REPLACED]) if self.compiled else 0
 
     def _search(self, s: AState, turns: int) -> tuple[np.ndarray, int]:
         if self.compiled:
