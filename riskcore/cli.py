@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from riskcore import ENGINE_VERSION
+from riskcore.experiments import EXPERIMENT_SEED
 
 
 def _positive(text: str) -> int:
@@ -146,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search: run every search again, neither reading nor extending data/cache/search.parquet")
     x.add_argument("--corpus-games", type=_positive, default=None,
                    help="generalisation: import only the first N logs of the Domination corpus (default: all)")
-    x.add_argument("--seed", type=int, default=2013)
+    x.add_argument("--seed", type=int, default=EXPERIMENT_SEED)
     x.add_argument("--bootstrap", type=_positive, default=1000)
     _parallel(x)
     x.add_argument("--out-dir", type=Path, default=None, help="reports directory (default: reports/)")

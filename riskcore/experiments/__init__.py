@@ -6,3 +6,6 @@ tables), tournaments (`tournament`), the genetic tuning driver and its validatio
 search's end scorer (`scorer`), benchmarks (`bench`), papermill sweeps (`sweep`) and the report (`report`). The
 algorithm packages below (`agents`, `recognition`, `search`, `learning`, `tuning`) never import from here.
 """
+
+# `riskcore experiment --seed`'s default; the search experiment's positions of n players come from seed + n
+EXPERIMENT_SEED = 2013

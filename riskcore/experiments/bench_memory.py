@@ -17,17 +17,24 @@ import pandas as pd
 
 from riskcore import paths
 
-# run a command as a child and print the largest resident set (kB) among it and its descendants
-_PEAK = ("import resource, subprocess, sys; code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
-         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)")
+# run a command as a child, pass its output on, then print the largest resident set (kB) among it and its descendants
+_PEAK = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, text=True); "
+         "print(done.stdout, end=''); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+         "sys.exit(done.returncode)")
+
+
+def _run_with_peak(argv: list[str], what: str) -> tuple[list[str], float]:
+    """Run `argv`: (its output lines, the peak resident memory of its largest process in MB); raises naming `what`."""
+    done = subprocess.run([sys.executable, "-c", _PEAK, *argv], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"memory benchmark: {what} failed: {done.stderr.strip()[-300:]}")
+    *lines, peak = done.stdout.strip().split("\n")
+    return lines, round(int(peak) / 1024, 1)
 
 
 def peak_mb(argv: list[str]) -> float:
     """Run `argv` and return the peak resident memory of its largest process in MB; raises naming the command."""
-    done = subprocess.run([sys.executable, "-c", _PEAK, *argv], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"memory benchmark: {' '.join(argv[:4])} ... failed: {done.stderr.strip()[-300:]}")
-    return round(int(done.stdout.split()[-1]) / 1024, 1)
+    return _run_with_peak(argv, f"{' '.join(argv[:4])} ...")[1]
 
 
 def _riskcore(*args: str) -> list[str]:
@@ -69,31 +76,23 @@ def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: in
     return df
 
 
-# as `_PEAK`, passing the child's output on before the peak
-_PEAK_WITH_OUTPUT = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, "
-                     "text=True); print(done.stdout, end=''); "
-                     "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(done.returncode)")
-
-# one exhaustive search in a fresh process: (peak MB of the process, then its counters as JSON on stdout)
+# one exhaustive search in a fresh process, its counters as JSON on stdout
 _SEARCH = """
 import json, sys, time
 from riskcore.board import load_board
 from riskcore.experiments.search import positions
 from riskcore.search.abstract import Model
 from riskcore.search.exhaustive import MaxN
-players, index, lookahead, seed = (int(x) for x in sys.argv[1:4] + sys.argv[5:6])
-mb = float(sys.argv[4])
+players, index, lookahead, seed = (int(x) for x in sys.argv[1:5])
+mb = float(sys.argv[5])
 state = positions(index + 1, players, seed)[index]
 model = Model(load_board("small"), players, 2)
 MaxN(model).root(state, 1)  # load the compiled kernels outside the timing
 ab, start = MaxN(model, table_mb=mb), time.perf_counter()
 ab.root(state, lookahead)
 print(json.dumps({"seconds": round(time.perf_counter() - start, 2), "nodes": ab.nodes, "subtrees_searched": ab.distinct,
-                  "replaced": ab.replaced, "table_MB": round(ab._table[0].nbytes / 2**20, 1)}))
+                  "replaced": ab.replaced, "table_MB": round(ab.table_bytes / 2**20, 1)}))
 """
-
-
-SEARCH_SEED = 2013  # `riskcore experiment`'s default seed: the search experiment's positions of n players use seed + n
 
 
 def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[float, ...] | None = None,
@@ -101,6 +100,7 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
     """Exhaustive max^n on the search experiment's first positions (those it searches one turn deeper), each in a
     fresh process, under the default transposition-table bound and a sixteen times larger one: the time, the work
     (subtrees searched, stored subtrees replaced), the table's final size and the process's peak memory."""
+    from riskcore.experiments import EXPERIMENT_SEED
     from riskcore.experiments.bench import _write
     from riskcore.search.exhaustive import TABLE_MB
 
@@ -110,16 +110,11 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
     for players in (2, 3):
         for index in range(positions):
             for mb in bounds:
-                argv = [sys.executable, "-c", _SEARCH, str(players), str(index), str(lookahead), str(mb),
-                        str(SEARCH_SEED + players)]
-                done = subprocess.run([sys.executable, "-c", _PEAK_WITH_OUTPUT, *argv], capture_output=True,
-                                      text=True)
-                if done.returncode != 0:
-                    raise RuntimeError(f"search table benchmark: {players} players, position {index}, {mb} MB "
-                                       f"failed: {done.stderr.strip()[-300:]}")
-                counters, peak = done.stdout.strip().split("\n")[-2:]
+                argv = [sys.executable, "-c", _SEARCH, str(players), str(index), str(lookahead),
+                        str(EXPERIMENT_SEED + players), str(mb)]
+                lines, peak = _run_with_peak(argv, f"search of {players} players, position {index}, {mb} MB")
                 rows.append({"players": players, "position": index, "lookahead": lookahead, "bound_MB": mb,
-                             **json.loads(counters), "peak_MB": round(int(peak) / 1024, 1)})
+                             **json.loads(lines[-1]), "peak_MB": peak})
     df = pd.DataFrame(rows)
     _write("search-table", "Transposition table benchmark (one core)", "Exhaustive max^n to "
            f"{lookahead} turns on the search experiment's first {positions} positions per player count, each in a "

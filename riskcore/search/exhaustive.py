@@ -57,6 +57,11 @@ class MaxN:
         return len(self._table) if self.transpositions else self._plain_nodes
 
     @property
+    def table_bytes(self) -> int:
+        """The compiled table's size now (it grows up to its bound)."""
+        return int(self._table[0].nbytes) if self.compiled else 0
+
+    @property
     def replaced(self) -> int:
         """Stored subtrees the compiled table's memory bound made it overwrite."""
         return int(self._table[1][0, REPLACED]) if self.compiled else 0

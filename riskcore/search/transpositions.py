@@ -33,7 +33,7 @@ def new_table(n_players, max_slots):
     array, which matters to the many small searches of the goals."""
     table = List()
     table.append(np.zeros((min(FIRST_SLOTS, max_slots), VALUE + n_players), dtype=np.int64))
-    counts = np.zeros((1, VALUE + n_players), dtype=np.int64)
+    counts = np.zeros((1, LONGEST + 1), dtype=np.int64)  # 2-d, as the list's items must all be
     counts[0, LIMIT] = max_slots
     table.append(counts)
     return table
