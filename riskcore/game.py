@@ -12,6 +12,7 @@ import numpy as np
 
 from riskcore.actions import Action, Attack, IllegalAction
 from riskcore.agents import PlayerView, make_agent
+from riskcore.agents.heuristic import KERNEL_AGENTS
 from riskcore.board import Board, load_board
 from riskcore.chance import RngChance
 from riskcore.config import GameConfig
@@ -26,10 +27,12 @@ def game_streams(seed: int, n_players: int) -> list[np.random.Generator]:
 
 def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Board | None = None,
               max_actions: int = 1_000_000,
-              observer: Callable[[GameState, Action], None] | None = None) -> GameRecord:
+              observer: Callable[[GameState, Action], None] | None = None, compiled: bool = True) -> GameRecord:
     """Play a full game with the given agent spec per seat; illegal agent actions raise `IllegalAction`.
 
-    `observer(state, action)` is called before each action is applied (tests use it to check invariants).
+    `observer(state, action)` is called before each action is applied (tests use it to check invariants). A game
+    whose seats are all plain `mission` or `domination` agents runs on the compiled kernel (`agents/compiled.py`:
+    the same events, snapshots and outcome) unless there is an observer or `compiled` is False.
     """
     board = board or load_board(config.board)
     if len(agent_specs) != config.n_players:
@@ -39,6 +42,10 @@ def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Boar
     agents = [make_agent(spec, p, agent_rngs[p]) for p, spec in enumerate(agent_specs)]
     views = [PlayerView(state, p) for p in range(config.n_players)]
     n_actions = 0
+    if compiled and observer is None and config.deal == "random" and all(type(a) in KERNEL_AGENTS for a in agents):
+        from riskcore.agents.compiled import play_out  # numba: loaded by the games that use it
+
+        n_actions = play_out(state, agents, agent_rngs, chance_rng)
     while not state.is_terminal:
         me = state.current
         action = agents[me].act(views[me])

@@ -28,10 +28,19 @@ import numpy as np
 from riskcore.simulate import simulate_chunk, RunSpec
 from riskcore.config import GameConfig
 from riskcore.agents import make_agent
+from riskcore.game import play_game
+HEAVY = {"numba", "pandas", "scipy", "sklearn", "matplotlib"}
 make_agent("mission:focus=0.8", 0, np.random.default_rng(0))
-print(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "pandas", "scipy", "sklearn", "matplotlib"}))
+print(sorted({m.split(".")[0] for m in sys.modules} & HEAVY))
 make_agent("gb", 0, np.random.default_rng(0))  # an agent's module comes in when a spec names it
 print("numba" in sys.modules)
+"""
+PLAYED = """
+import sys
+from riskcore.config import GameConfig
+from riskcore.game import play_game
+play_game(GameConfig(n_players=3), ["mission"] * 3, 0)  # on the compiled kernel (numba brings in scipy)
+print(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "pandas", "sklearn", "matplotlib"}))
 """
 
 
@@ -39,3 +48,8 @@ def test_a_mission_run_does_not_load_the_heavy_libraries():
     # start-up is paid by every command and worker: numba, pandas and scipy only for the agents and steps using them
     lines = subprocess.run([sys.executable, "-c", LIGHT], capture_output=True, text=True, check=True).stdout.split("\n")
     assert lines[:2] == ["[]", "True"]
+
+
+def test_a_mission_game_loads_numba_for_its_kernel_and_nothing_heavier():
+    lines = subprocess.run([sys.executable, "-c", PLAYED], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert lines[0] == "['numba']"

@@ -22,20 +22,22 @@ from riskcore.agents.random_agent import _edges
 from riskcore.battle import win_probability_table
 from riskcore.cards import find_sets
 
-_P = win_probability_table(64)
-_CAP = _P.shape[0] - 1
-_P_ROWS = _P.tolist()  # Python floats: scalar look-ups in decision loops
+CONQUER_TABLE = win_probability_table(64)  # [attacking armies, defending armies], both capped at 63
+_CAP = CONQUER_TABLE.shape[0] - 1
+_P_ROWS = CONQUER_TABLE.tolist()  # Python floats: scalar look-ups in decision loops
+DEFAULT_THRESHOLD = 0.6  # attack while the best value-weighted odds beat this
 
 
 def conquer_odds(attackers: np.ndarray, defenders: np.ndarray) -> np.ndarray:
     """Exact conquest probability with `attackers` rolling armies, from the table (armies capped at 63)."""
-    return _P[np.minimum(attackers, _CAP), np.minimum(defenders, _CAP)]
+    return CONQUER_TABLE[np.minimum(attackers, _CAP), np.minimum(defenders, _CAP)]
 
 
 class HeuristicAgent(Agent):
     name = "heuristic"
 
-    def __init__(self, player: int, rng: np.random.Generator, threshold: float = 0.6, mission_weight: float = 0.0):
+    def __init__(self, player: int, rng: np.random.Generator, threshold: float = DEFAULT_THRESHOLD,
+                 mission_weight: float = 0.0):
         super().__init__(player, rng)
         if not 0 <= threshold <= 1:
             raise ValueError(f"{self.name}: threshold must be in [0, 1], got {threshold}")
@@ -369,3 +371,5 @@ class DominationAgent(HeuristicAgent):
 
 # `values` of these classes read ownership, eliminations and the agent's own mission only (not armies or turn)
 _OWNERSHIP_VALUES = (MissionAgent.values, DominationAgent.values)
+# the agents whose games run on the compiled kernel (`agents/compiled.py`), subclasses excepted
+KERNEL_AGENTS = (MissionAgent, DominationAgent)

@@ -4,7 +4,8 @@ At each attack decision the candidates are ending the attack phase and the `cand
 `domination` heuristic's value-weighted odds. Each candidate gets an equal share of a budget of `playouts`: the
 game is determinised from what this player knows (other players' missions and cards resampled from the unseen
 ones), the candidate is played, and `domination` agents play on for `horizon` rounds with chance drawn from this
-agent's own generator (the real game's dice stream is never touched). A playout scores 1 for a win, 0 for a
+agent's own generator (the real game's dice stream is never touched); the playouts run compiled
+(`agents/compiled.py`), with the Python engine's and agents' very outcomes. A playout scores 1 for a win, 0 for a
 loss, else this player's share of territories and armies; the best mean wins. Other decisions follow the heuristic.
 """
 
@@ -15,6 +16,7 @@ import numpy as np
 from riskcore.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent, conquer_odds
+from riskcore.agents.compiled import play_on
 from riskcore.chance import RngChance
 from riskcore.engine import GameState, step
 from riskcore.missions import compile_missions
@@ -65,11 +67,7 @@ class McsAgent(DominationAgent):
     def _playout(self, view: PlayerView, action: Action) -> float:
         s = determinise(view._s, self.player, self.rng)
         step(s, action)
-        agents = [DominationAgent(p, self.rng) for p in range(s.n_players)]
-        views = [PlayerView(s, p) for p in range(s.n_players)]
-        stop_turn = s.turn + self.horizon * s.n_players
-        while not s.is_terminal and s.turn < stop_turn:
-            step(s, agents[s.current].act(views[s.current]))
+        play_on(s, self.rng, s.turn + self.horizon * s.n_players)
         if s.is_terminal and s.winner >= 0:
             return 1.0 if s.winner == self.player else 0.0
         mine = s.owner == self.player

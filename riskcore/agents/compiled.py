@@ -1,0 +1,196 @@
+"""Games of the heuristic agents on the compiled kernel (`heuristic_kernel.py`), and the Python forms they match.
+
+- `play_on(state, rng, stop_turn)`: a playout: `domination` agents play on until the game ends or `stop_turn`
+  begins, chance and every seat's tie-breaks drawn from `rng` (`mcs`); `play_on_reference` is its Python form.
+- `play_out(state, agents, rngs, chance_rng)`: the rest of a game whose seats are all plain `mission` or
+  `domination` agents, events and snapshots recorded as the engine records them (`game.play_game`).
+
+The kernel draws the same numbers from the same generators in the same order as the engine and the agents, so both
+forms end in the same state, with the same log (tests/test_compiled_play.py).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from riskcore.agents import heuristic_kernel as K
+from riskcore.agents.base import Agent, PlayerView
+from riskcore.agents.heuristic import CONQUER_TABLE, DominationAgent, MissionAgent
+from riskcore.actions import IllegalAction
+from riskcore.battle import roll_outcomes
+from riskcore.board import Board
+from riskcore.config import GameConfig
+from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, step
+
+_PHASES = {REINFORCE: K.REINFORCE, ATTACK: K.ATTACK, OCCUPY: K.OCCUPY, FORTIFY: K.FORTIFY, OVER: K.OVER,
+           SETUP: K.SETUP}
+_PHASE_NAMES = [name for name, _ in sorted(_PHASES.items(), key=lambda item: item[1])]
+_EVENT_KINDS = ["place", "reinforce", "trade", "attack", "occupy", "end_attack", "fortify", "end_turn", "draw_card",
+                "eliminate", "win", "draw"]
+_REASONS = {K.PLAYING: "", K.BY_DOMINATION: "domination", K.BY_MISSION: "mission", K.BY_TURN_CAP: "turn_cap"}
+_MISSION_KINDS = {"continents": K.CONTINENTS, "territories": K.TERRITORIES, "destroy": K.DESTROY}
+_NO_LOG = (np.zeros((0, K.N_COLUMNS), np.int64), np.zeros(0, np.int64), np.zeros((0, 2), np.int64))
+
+
+def play_on_reference(state: GameState, rng: np.random.Generator, stop_turn: int) -> None:
+    """A playout in Python: the engine's `step` with a `DominationAgent` per seat."""
+    agents = [DominationAgent(p, rng) for p in range(state.n_players)]
+    views = [PlayerView(state, p) for p in range(state.n_players)]
+    while not state.is_terminal and state.turn < stop_turn:
+        step(state, agents[state.current].act(views[state.current]))
+
+
+def play_on(state: GameState, rng: np.random.Generator, stop_turn: int) -> None:
+    """A playout on the kernel; changes `state` as `play_on_reference` would (the log and snapshots excepted)."""
+    seats = [DominationAgent(p, rng) for p in range(state.n_players)]
+    _play(state, seats, [rng] * state.n_players, rng, stop_turn, record=False)
+
+
+def play_out(state: GameState, agents: list[Agent], rngs: list[np.random.Generator],
+             chance_rng: np.random.Generator) -> int:
+    """Play the game to its end on the kernel, logging as the engine does; returns the actions taken."""
+    return _play(state, agents, rngs, chance_rng, 1 << 62, record=True)
+
+
+def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np.random.Generator, stop_turn: int,
+          record: bool) -> int:
+    if state.phase not in _PHASES:
+        raise ValueError(f"the compiled game starts after the deal, not in phase {state.phase!r}")
+    p, n = state.n_players, state.board.n_territories
+    sc = np.zeros(K.N_SCALARS, dtype=np.int64)
+    sc[K.PHASE], sc[K.CURRENT], sc[K.TURN], sc[K.RESERVE] = _PHASES[state.phase], state.current, state.turn, \
+        state.reserve
+    sc[K.CONQUERED], sc[K.BONUS_USED], sc[K.TRADES], sc[K.WINNER] = state.conquered, state.trade_bonus_used, \
+        state.trades, state.winner
+    if state.occupy is not None:
+        sc[K.OCC_SRC], sc[K.OCC_DST], sc[K.OCC_LOW] = state.occupy
+    width = state.board.n_cards + 1
+    hands = np.zeros((p, width), dtype=np.int64)
+    hand_len = np.array([len(h) for h in state.hands], dtype=np.int64)
+    for seat, hand in enumerate(state.hands):
+        hands[seat, :len(hand)] = hand
+    deck, discard = _pile(state.deck, width), _pile(state.discard, width)
+    setup_left = np.array(state.setup_left, dtype=np.int64)
+    alive = np.array(state.alive, dtype=np.bool_)
+    owner, armies, eliminated_by = state.owner.copy(), state.armies.copy(), state.eliminated_by.copy()
+    log = (np.empty((1024, K.N_COLUMNS), np.int64), np.empty(1024, np.int64),
+           np.empty((128, 2 + 2 * n), np.int64)) if record else _NO_LOG
+    args = (_rules(state.config), owner, armies, hands, hand_len, deck, discard, setup_left, alive, eliminated_by,
+            _missions(state), _agents(agents), _board_arrays(state.board), _rolls(), CONQUER_TABLE, stop_turn)
+    # one tuple length for every player count: the kernel is compiled once, not per count
+    rngs = tuple(seat_rngs) + (chance_rng,) * (K.MOST_SEATS + 1 - p)
+    while (status := K.play(rngs, p, sc, *args, log)) == K.ROOM:
+        log = tuple(np.concatenate([buffer, np.empty_like(buffer)]) for buffer in log)
+    if status != K.DONE:
+        raise IllegalAction(f"compiled game: seat {int(sc[K.CURRENT])} has no legal move in phase "
+                            f"{_PHASE_NAMES[int(sc[K.PHASE])]!r} at turn {int(sc[K.TURN])}")
+    if record:
+        _write_log(state, sc, log)
+    state.owner[:], state.armies[:], state.eliminated_by[:] = owner, armies, eliminated_by
+    state.alive, state.setup_left = alive.tolist(), setup_left.tolist()
+    state.owners_changed()
+    state.hands = [hands[seat, :hand_len[seat]].tolist() for seat in range(p)]
+    state.deck, state.discard = deck[1:deck[0] + 1].tolist(), discard[1:discard[0] + 1].tolist()
+    state.phase, state.current, state.turn = _PHASE_NAMES[int(sc[K.PHASE])], int(sc[K.CURRENT]), int(sc[K.TURN])
+    state.reserve, state.conquered, state.trade_bonus_used = int(sc[K.RESERVE]), bool(sc[K.CONQUERED]), \
+        bool(sc[K.BONUS_USED])
+    state.trades = int(sc[K.TRADES])
+    state.occupy = (int(sc[K.OCC_SRC]), int(sc[K.OCC_DST]), int(sc[K.OCC_LOW])) if state.phase == OCCUPY else None
+    state.winner = int(sc[K.WINNER])
+    state.end_reason = _REASONS[int(sc[K.REASON])] or state.end_reason
+    return int(sc[K.ACTIONS])
+
+
+def _write_log(state: GameState, sc: np.ndarray, log: tuple[np.ndarray, ...]) -> None:
+    """Append the kernel's events and snapshots to the state's, as the engine's tuples and arrays."""
+    events, cards, shots = log
+    rows = events[:sc[K.N_EVENTS]]
+    card_ids = cards[:sc[K.N_CARDS]].tolist()
+    columns = {name: [None if v < 0 else v for v in rows[:, col].tolist()] for name, col in (
+        ("turn", K.E_TURN), ("player", K.E_PLAYER), ("src", K.E_SRC), ("dst", K.E_DST), ("armies", K.E_ARMIES),
+        ("attacker_dice", K.E_A_DICE), ("defender_dice", K.E_D_DICE), ("attacker_losses", K.E_A_LOSS),
+        ("defender_losses", K.E_D_LOSS), ("opponent", K.E_OPPONENT), ("stop_at", K.E_STOP_AT))}
+    columns["phase"] = [_PHASE_NAMES[v] for v in rows[:, K.E_PHASE].tolist()]
+    columns["kind"] = [_EVENT_KINDS[v] for v in rows[:, K.E_KIND].tolist()]
+    columns["conquered"] = [None if v < 0 else bool(v) for v in rows[:, K.E_CONQUERED].tolist()]
+    columns["cards"] = [" ".join(map(str, card_ids[start:start + length])) or None if length >= 0 else None
+                        for start, length in rows[:, [K.E_CARDS_START, K.E_CARDS_LEN]].tolist()]
+    start = len(state.log)
+    columns["seq"] = range(start, start + len(rows))
+    state.log.extend(zip(*(columns[name] for name in EVENT_FIELDS)))
+    n = state.board.n_territories
+    for row in shots[:sc[K.N_SNAPSHOTS]]:
+        state.snapshots.append((int(row[0]), int(row[1]), row[2:2 + n].copy(), row[2 + n:].copy()))
+
+
+def _pile(cards: list[int], width: int) -> np.ndarray:
+    """A card list as an array whose first entry is its length."""
+    out = np.zeros(width, dtype=np.int64)
+    out[0] = len(cards)
+    out[1:len(cards) + 1] = cards
+    return out
+
+
+def _agents(agents: list[Agent]) -> tuple[np.ndarray, ...]:
+    """Per seat: agent kind, attack threshold, mission focus, mission weight."""
+    kind = np.array([K.MISSION_AGENT if type(a) is MissionAgent else K.DOMINATION_AGENT for a in agents], np.int64)
+    threshold = np.array([a.threshold for a in agents], dtype=np.float64)
+    focus = np.array([getattr(a, "focus", 0.0) for a in agents], dtype=np.float64)
+    weight = np.array([a.mission_bias for a in agents], dtype=np.float64)
+    return kind, threshold, focus, weight
+
+
+@lru_cache(maxsize=16)
+def _rules(config: GameConfig) -> np.ndarray:
+    if config.deal != "random":
+        raise ValueError("the compiled game plays dealt games (claims stay in Python)")
+    rules = np.zeros(K.N_RULES, dtype=np.int64)
+    rules[K.DOMINATION] = config.mode == "domination"
+    rules[K.FIXED_VALUES] = config.card_values == "fixed"
+    rules[K.CARD_CAP] = -1 if config.card_cap is None else config.card_cap
+    rules[K.EVERY_TRADE] = config.trade_bonus == "every_trade"
+    rules[K.AT_ONCE] = config.card_recycle == "at_once"
+    rules[K.TURN_CAP], rules[K.FORCED_AT], rules[K.ELIMINATION_AT] = config.turn_cap, config.forced_trade_at, \
+        config.elimination_trade_at
+    rules[K.SETUP_BATCH] = config.setup_batch
+    return rules
+
+
+def _missions(state: GameState) -> tuple[np.ndarray, ...]:
+    """Per seat: kind (-1: none), listed continents (mask), extra continents, territory target, minimum armies,
+    colour."""
+    p, c = state.n_players, state.board.n_continents
+    kind, extra, target = np.full(p, -1, np.int64), np.zeros(p, np.int64), np.zeros(p, np.int64)
+    min_armies, colour, listed = np.ones(p, np.int64), np.full(p, -1, np.int64), np.zeros((p, c), np.bool_)
+    for seat, m in enumerate(state.missions):
+        if m is None:
+            continue
+        kind[seat], extra[seat], target[seat] = _MISSION_KINDS[m.kind], m.extra_continents, m.territories
+        min_armies[seat], colour[seat] = m.min_armies, m.colour
+        listed[seat, list(m.continents)] = True
+    return kind, listed, extra, target, min_armies, colour
+
+
+@lru_cache(maxsize=16)  # boards compare by identity
+def _board_arrays(board: Board) -> tuple[np.ndarray, ...]:
+    src, dst = np.nonzero(board.adjacency)  # the agents' border order (`random_agent._edges`)
+    starts = np.cumsum([0] + [len(n) for n in board.neighbours]).astype(np.int64)
+    nbr = np.array([t for n in board.neighbours for t in n], dtype=np.int64)
+    return (src.astype(np.int64), dst.astype(np.int64), starts, nbr, board.continent_of.astype(np.int64),
+            board.continent_sizes.astype(np.int64), board.continent_bonus.astype(np.int64),
+            board.card_symbol.astype(np.int64))
+
+
+@lru_cache(maxsize=1)
+def _rolls() -> tuple[np.ndarray, ...]:
+    """Every roll's outcomes as `battle._absorbing` meets them: (attacker losses, defender losses, probability),
+    rolls ordered by (attacker dice, defender dice), `starts` where each roll's outcomes begin."""
+    al, dl, prob, starts = [], [], [], [0]
+    for a in (1, 2, 3):
+        for d in (1, 2):
+            for (x, y), q in roll_outcomes(a, d).items():
+                al.append(x), dl.append(y), prob.append(float(q))
+            starts.append(len(al))
+    return np.array(al, np.int64), np.array(dl, np.int64), np.array(prob), np.array(starts, np.int64)

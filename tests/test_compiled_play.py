@@ -1,0 +1,125 @@
+"""Games on the compiled kernel (`agents/compiled.py`) are the Python engine's games: whole games of the heuristic
+agents give the same events, snapshots and outcome, and playouts end in the same state with the generator in the
+same place, under several rule variants."""
+
+import numpy as np
+import pytest
+
+from riskcore.agents.compiled import _rolls, play_on, play_on_reference
+from riskcore.agents.heuristic_kernel import battle_cumulative, sample_full_battle
+from riskcore.battle import _battle_table, sample_battle
+from riskcore.chance import RngChance
+from riskcore.config import GameConfig
+from riskcore.game import play_game
+from riskcore.simulate import game_seeds
+
+CONFIGS = [GameConfig(n_players=4, mode="mission"), GameConfig(n_players=3, mode="domination", card_cap=10),
+           GameConfig(n_players=5, mode="mission", card_values="fixed", trade_bonus="every_trade",
+                      card_recycle="at_once")]
+
+
+def _states(config: GameConfig, seeds: range, every: int = 20) -> list:
+    seen, actions = [], [0]
+
+    def keep(state, action):
+        actions[0] += 1
+        if state.turn > 0 and actions[0] % every == 0:
+            seen.append(state.clone())
+
+    for seed in seeds:
+        play_game(config, ["mission"] * config.n_players, seed, observer=keep)
+    return seen
+
+
+def _fields(s) -> tuple:
+    return (s.owner.tolist(), s.armies.tolist(), s.hands, s.deck, s.discard, s.phase, s.current, s.turn, s.reserve,
+            s.conquered, s.trade_bonus_used, s.trades, s.occupy, s.winner, s.end_reason, s.alive,
+            s.eliminated_by.tolist())
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=["mission-4", "domination-3-capped", "mission-5-domination-cards"])
+def test_compiled_playouts_end_as_the_engine_does(config):
+    endings = set()
+    states = _states(config, range(2))
+    assert len(states) > 20
+    for i, state in enumerate(states):
+        for rounds in (1, 40):
+            python, compiled = state.clone(), state.clone()
+            rng_python, rng_compiled = np.random.default_rng(i), np.random.default_rng(i)
+            python.chance, compiled.chance = RngChance(rng_python), RngChance(rng_compiled)
+            stop = state.turn + rounds * state.n_players
+            play_on_reference(python, rng_python, stop)
+            play_on(compiled, rng_compiled, stop)
+            assert _fields(compiled) == _fields(python), f"state {i}, {rounds} rounds"
+            assert rng_compiled.bit_generator.state == rng_python.bit_generator.state
+            endings.add(python.end_reason or "unfinished")
+            endings.add("elimination" if not all(python.alive) else "all alive")
+    # the comparison met finished games and eliminations, not only quiet turns
+    assert {"unfinished", "elimination"} <= endings and endings & {"mission", "domination"}
+
+
+GAMES = [(GameConfig(n_players=4, mode="mission"), ["mission"] * 4),
+         (GameConfig(n_players=3, mode="domination", card_cap=10), ["domination"] * 3),
+         (GameConfig(n_players=5, mode="mission", card_values="fixed", trade_bonus="every_trade",
+                     card_recycle="at_once", setup_batch=3),
+          ["mission:focus=1", "domination:mission_weight=0.5", "mission:threshold=0.7", "domination",
+           "mission:focus=0.3"]),
+         (GameConfig(n_players=2, mode="mission", turn_cap=30), ["mission", "domination"]),
+         (GameConfig(n_players=6, mode="mission", setup_start="after_deal"), ["mission:focus=1"] * 6)]
+
+
+def _snapshots(state) -> list:
+    return [(turn, player, owner.tolist(), armies.tolist()) for turn, player, owner, armies in state.snapshots]
+
+
+@pytest.mark.parametrize("config,agents", GAMES, ids=["mission-4", "domination-3-capped", "mixed-5-variants",
+                                                      "turn-cap-2", "constrained-6"])
+def test_compiled_games_are_the_engines_games(config, agents):
+    reasons = set()
+    for seed in game_seeds(1, 6):
+        python = play_game(config, agents, seed, compiled=False)
+        compiled = play_game(config, agents, seed)
+        assert compiled.state.log == python.state.log, f"seed {seed}"
+        assert _snapshots(compiled.state) == _snapshots(python.state)
+        assert (compiled.actions, compiled.state.turn) == (python.actions, python.state.turn)
+        assert _fields(compiled.state) == _fields(python.state)
+        reasons.add(python.state.end_reason)
+    assert reasons
+
+
+def test_an_observer_sees_every_action_of_the_same_game():
+    config = GameConfig(n_players=3, mode="mission")
+    seen = []
+    play_game(config, ["mission"] * 3, 4, observer=lambda state, action: seen.append(action))
+    assert len(seen) == play_game(config, ["mission"] * 3, 4).actions
+
+
+@pytest.mark.parametrize("attackers,defenders", [(1, 1), (2, 1), (3, 2), (7, 4), (12, 30), (60, 45)])
+def test_the_kernels_battle_table_is_the_engines(attackers, defenders):
+    _, _, cum = _battle_table(attackers, defenders, 0)
+    compiled = battle_cumulative(attackers, defenders, *_rolls())
+    widths = np.diff(np.concatenate([[0.0], compiled]))
+    assert compiled[widths > 0].tolist() == cum
+
+
+def test_the_kernels_battles_draw_as_the_engines():
+    rng_python, rng_compiled = np.random.default_rng(3), np.random.default_rng(3)
+    for attackers, defenders in [(1, 1), (5, 3), (3, 9), (20, 20), (2, 14)] * 40:
+        assert sample_full_battle(rng_compiled, attackers, defenders, *_rolls()) == \
+            sample_battle(rng_python, attackers, defenders, 0)
+
+
+def test_the_kernel_refuses_a_game_dealt_by_claims():
+    from riskcore.board import load_board
+    from riskcore.engine import new_game
+
+    state = new_game(load_board("classic"), GameConfig(n_players=3, deal="claim"), RngChance(np.random.default_rng(0)))
+    with pytest.raises(ValueError, match="claim"):
+        play_on(state, np.random.default_rng(0), 10)
+
+
+def test_mcs_plays_the_same_game_with_either_playout(monkeypatch):
+    config, agents = GameConfig(n_players=3, mode="mission"), ["mcs:playouts=4", "mission", "mcs:playouts=3:horizon=2"]
+    compiled = play_game(config, agents, 5).state.log
+    monkeypatch.setattr("riskcore.agents.mcs.play_on", play_on_reference)
+    assert play_game(config, agents, 5).state.log == compiled
