@@ -20,9 +20,10 @@ from riskcore.agents.base import Agent, PlayerView
 from riskcore.agents.heuristic import CONQUER_TABLE, DominationAgent, MissionAgent
 from riskcore.actions import IllegalAction
 from riskcore.battle import roll_outcomes
-from riskcore.board import Board
+from riskcore.board import Board, load_board
+from riskcore.chance import RngChance
 from riskcore.config import GameConfig
-from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, step
+from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
 
 _PHASES = {REINFORCE: K.REINFORCE, ATTACK: K.ATTACK, OCCUPY: K.OCCUPY, FORTIFY: K.FORTIFY, OVER: K.OVER,
            SETUP: K.SETUP}
@@ -52,6 +53,15 @@ def play_out(state: GameState, agents: list[Agent], rngs: list[np.random.Generat
              chance_rng: np.random.Generator) -> int:
     """Play the game to its end on the kernel, logging as the engine does; returns the actions taken."""
     return _play(state, agents, rngs, chance_rng, 1 << 62, record=True)
+
+
+def compile_kernel() -> None:
+    """Compile the kernel into numba's on-disk cache (run once at install: `make venv`) with one short game."""
+    config = GameConfig(n_players=3, turn_cap=3)
+    rngs = [np.random.default_rng(seed) for seed in range(4)]
+    state = new_game(load_board(config.board), config, RngChance(rngs[0]))
+    play_out(state, [MissionAgent(0, rngs[1]), DominationAgent(1, rngs[2]), MissionAgent(2, rngs[3])], rngs[1:],
+             rngs[0])
 
 
 def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np.random.Generator, stop_turn: int,
