@@ -123,3 +123,12 @@ def test_mcs_plays_the_same_game_with_either_playout(monkeypatch):
     compiled = play_game(config, agents, 5).state.log
     monkeypatch.setattr("riskcore.agents.mcs.play_on", play_on_reference)
     assert play_game(config, agents, 5).state.log == compiled
+
+
+def test_compiled_games_store_the_same_trace_tables():
+    from riskcore.trace import records_to_tables
+
+    config, seeds = GameConfig(n_players=4), list(game_seeds(2, 3))
+    compiled = records_to_tables("r", [0, 1, 2], [play_game(config, ["mission"] * 4, s) for s in seeds])
+    python = records_to_tables("r", [0, 1, 2], [play_game(config, ["mission"] * 4, s, compiled=False) for s in seeds])
+    assert all(compiled[name].equals(python[name]) for name in python)
