@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from riskcore.agents.compiled import _rolls, play_on, play_on_reference
-from riskcore.agents.heuristic_kernel import battle_cumulative, sample_full_battle
+from riskcore.agents.rules_kernel import battle_cumulative, sample_full_battle
 from riskcore.battle import _battle_table, sample_battle
 from riskcore.chance import RngChance
 from riskcore.config import GameConfig

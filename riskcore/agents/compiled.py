@@ -1,4 +1,5 @@
-"""Games of the heuristic agents on the compiled kernel (`heuristic_kernel.py`), and the Python forms they match.
+"""Games of the heuristic agents on the compiled kernel (`heuristic_kernel.py`, `rules_kernel.py`), and the Python
+forms they match.
 
 - `play_on(state, rng, stop_turn)`: a playout: `domination` agents play on until the game ends or `stop_turn`
   begins, chance and every seat's tie-breaks drawn from `rng` (`mcs`); `play_on_reference` is its Python form.
@@ -16,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from riskcore.agents import heuristic_kernel as K
+from riskcore.agents import rules_kernel as R
 from riskcore.agents.base import Agent, PlayerView
 from riskcore.agents.heuristic import CONQUER_TABLE, DominationAgent, MissionAgent
 from riskcore.actions import IllegalAction
@@ -25,14 +27,14 @@ from riskcore.chance import RngChance
 from riskcore.config import GameConfig
 from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
 
-_PHASES = {REINFORCE: K.REINFORCE, ATTACK: K.ATTACK, OCCUPY: K.OCCUPY, FORTIFY: K.FORTIFY, OVER: K.OVER,
-           SETUP: K.SETUP}
+_PHASES = {REINFORCE: R.REINFORCE, ATTACK: R.ATTACK, OCCUPY: R.OCCUPY, FORTIFY: R.FORTIFY, OVER: R.OVER,
+           SETUP: R.SETUP}
 _PHASE_NAMES = [name for name, _ in sorted(_PHASES.items(), key=lambda item: item[1])]
 _EVENT_KINDS = ["place", "reinforce", "trade", "attack", "occupy", "end_attack", "fortify", "end_turn", "draw_card",
                 "eliminate", "win", "draw"]
-_REASONS = {K.PLAYING: "", K.BY_DOMINATION: "domination", K.BY_MISSION: "mission", K.BY_TURN_CAP: "turn_cap"}
-_MISSION_KINDS = {"continents": K.CONTINENTS, "territories": K.TERRITORIES, "destroy": K.DESTROY}
-_NO_LOG = (np.zeros((0, K.N_COLUMNS), np.int64), np.zeros(0, np.int64), np.zeros((0, 2), np.int64))
+_REASONS = {R.PLAYING: "", R.BY_DOMINATION: "domination", R.BY_MISSION: "mission", R.BY_TURN_CAP: "turn_cap"}
+_MISSION_KINDS = {"continents": R.CONTINENTS, "territories": R.TERRITORIES, "destroy": R.DESTROY}
+_NO_LOG = (np.zeros((0, R.N_COLUMNS), np.int64), np.zeros(0, np.int64), np.zeros((0, 2), np.int64))
 
 
 def play_on_reference(state: GameState, rng: np.random.Generator, stop_turn: int) -> None:
@@ -69,13 +71,13 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     if state.phase not in _PHASES:
         raise ValueError(f"the compiled game starts after the deal, not in phase {state.phase!r}")
     p, n = state.n_players, state.board.n_territories
-    sc = np.zeros(K.N_SCALARS, dtype=np.int64)
-    sc[K.PHASE], sc[K.CURRENT], sc[K.TURN], sc[K.RESERVE] = _PHASES[state.phase], state.current, state.turn, \
+    sc = np.zeros(R.N_SCALARS, dtype=np.int64)
+    sc[R.PHASE], sc[R.CURRENT], sc[R.TURN], sc[R.RESERVE] = _PHASES[state.phase], state.current, state.turn, \
         state.reserve
-    sc[K.CONQUERED], sc[K.BONUS_USED], sc[K.TRADES], sc[K.WINNER] = state.conquered, state.trade_bonus_used, \
+    sc[R.CONQUERED], sc[R.BONUS_USED], sc[R.TRADES], sc[R.WINNER] = state.conquered, state.trade_bonus_used, \
         state.trades, state.winner
     if state.occupy is not None:
-        sc[K.OCC_SRC], sc[K.OCC_DST], sc[K.OCC_LOW] = state.occupy
+        sc[R.OCC_SRC], sc[R.OCC_DST], sc[R.OCC_LOW] = state.occupy
     width = state.board.n_cards + 1
     hands = np.zeros((p, width), dtype=np.int64)
     hand_len = np.array([len(h) for h in state.hands], dtype=np.int64)
@@ -85,7 +87,7 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     setup_left = np.array(state.setup_left, dtype=np.int64)
     alive = np.array(state.alive, dtype=np.bool_)
     owner, armies, eliminated_by = state.owner.copy(), state.armies.copy(), state.eliminated_by.copy()
-    log = (np.empty((1024, K.N_COLUMNS), np.int64), np.empty(1024, np.int64),
+    log = (np.empty((1024, R.N_COLUMNS), np.int64), np.empty(1024, np.int64),
            np.empty((128, 2 + 2 * n), np.int64)) if record else _NO_LOG
     args = (_rules(state.config), owner, armies, hands, hand_len, deck, discard, setup_left, alive, eliminated_by,
             _missions(state), _agents(agents), _board_arrays(state.board), _rolls(), CONQUER_TABLE, stop_turn)
@@ -94,8 +96,8 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     while (status := K.play(rngs, p, sc, *args, log)) == K.ROOM:
         log = tuple(np.concatenate([buffer, np.empty_like(buffer)]) for buffer in log)
     if status != K.DONE:
-        raise IllegalAction(f"compiled game: seat {int(sc[K.CURRENT])} has no legal move in phase "
-                            f"{_PHASE_NAMES[int(sc[K.PHASE])]!r} at turn {int(sc[K.TURN])}")
+        raise IllegalAction(f"compiled game: seat {int(sc[R.CURRENT])} has no legal move in phase "
+                            f"{_PHASE_NAMES[int(sc[R.PHASE])]!r} at turn {int(sc[R.TURN])}")
     if record:
         _write_log(state, sc, log)
     state.owner[:], state.armies[:], state.eliminated_by[:] = owner, armies, eliminated_by
@@ -103,35 +105,35 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     state.owners_changed()
     state.hands = [hands[seat, :hand_len[seat]].tolist() for seat in range(p)]
     state.deck, state.discard = deck[1:deck[0] + 1].tolist(), discard[1:discard[0] + 1].tolist()
-    state.phase, state.current, state.turn = _PHASE_NAMES[int(sc[K.PHASE])], int(sc[K.CURRENT]), int(sc[K.TURN])
-    state.reserve, state.conquered, state.trade_bonus_used = int(sc[K.RESERVE]), bool(sc[K.CONQUERED]), \
-        bool(sc[K.BONUS_USED])
-    state.trades = int(sc[K.TRADES])
-    state.occupy = (int(sc[K.OCC_SRC]), int(sc[K.OCC_DST]), int(sc[K.OCC_LOW])) if state.phase == OCCUPY else None
-    state.winner = int(sc[K.WINNER])
-    state.end_reason = _REASONS[int(sc[K.REASON])] or state.end_reason
-    return int(sc[K.ACTIONS])
+    state.phase, state.current, state.turn = _PHASE_NAMES[int(sc[R.PHASE])], int(sc[R.CURRENT]), int(sc[R.TURN])
+    state.reserve, state.conquered, state.trade_bonus_used = int(sc[R.RESERVE]), bool(sc[R.CONQUERED]), \
+        bool(sc[R.BONUS_USED])
+    state.trades = int(sc[R.TRADES])
+    state.occupy = (int(sc[R.OCC_SRC]), int(sc[R.OCC_DST]), int(sc[R.OCC_LOW])) if state.phase == OCCUPY else None
+    state.winner = int(sc[R.WINNER])
+    state.end_reason = _REASONS[int(sc[R.REASON])] or state.end_reason
+    return int(sc[R.ACTIONS])
 
 
 def _write_log(state: GameState, sc: np.ndarray, log: tuple[np.ndarray, ...]) -> None:
     """Append the kernel's events and snapshots to the state's, as the engine's tuples and arrays."""
     events, cards, shots = log
-    rows = events[:sc[K.N_EVENTS]]
-    card_ids = cards[:sc[K.N_CARDS]].tolist()
+    rows = events[:sc[R.N_EVENTS]]
+    card_ids = cards[:sc[R.N_CARDS]].tolist()
     columns = {name: [None if v < 0 else v for v in rows[:, col].tolist()] for name, col in (
-        ("turn", K.E_TURN), ("player", K.E_PLAYER), ("src", K.E_SRC), ("dst", K.E_DST), ("armies", K.E_ARMIES),
-        ("attacker_dice", K.E_A_DICE), ("defender_dice", K.E_D_DICE), ("attacker_losses", K.E_A_LOSS),
-        ("defender_losses", K.E_D_LOSS), ("opponent", K.E_OPPONENT), ("stop_at", K.E_STOP_AT))}
-    columns["phase"] = [_PHASE_NAMES[v] for v in rows[:, K.E_PHASE].tolist()]
-    columns["kind"] = [_EVENT_KINDS[v] for v in rows[:, K.E_KIND].tolist()]
-    columns["conquered"] = [None if v < 0 else bool(v) for v in rows[:, K.E_CONQUERED].tolist()]
+        ("turn", R.E_TURN), ("player", R.E_PLAYER), ("src", R.E_SRC), ("dst", R.E_DST), ("armies", R.E_ARMIES),
+        ("attacker_dice", R.E_A_DICE), ("defender_dice", R.E_D_DICE), ("attacker_losses", R.E_A_LOSS),
+        ("defender_losses", R.E_D_LOSS), ("opponent", R.E_OPPONENT), ("stop_at", R.E_STOP_AT))}
+    columns["phase"] = [_PHASE_NAMES[v] for v in rows[:, R.E_PHASE].tolist()]
+    columns["kind"] = [_EVENT_KINDS[v] for v in rows[:, R.E_KIND].tolist()]
+    columns["conquered"] = [None if v < 0 else bool(v) for v in rows[:, R.E_CONQUERED].tolist()]
     columns["cards"] = [" ".join(map(str, card_ids[start:start + length])) or None if length >= 0 else None
-                        for start, length in rows[:, [K.E_CARDS_START, K.E_CARDS_LEN]].tolist()]
+                        for start, length in rows[:, [R.E_CARDS_START, R.E_CARDS_LEN]].tolist()]
     start = len(state.log)
     columns["seq"] = range(start, start + len(rows))
     state.log.extend(zip(*(columns[name] for name in EVENT_FIELDS)))
     n = state.board.n_territories
-    for row in shots[:sc[K.N_SNAPSHOTS]]:
+    for row in shots[:sc[R.N_SNAPSHOTS]]:
         state.snapshots.append((int(row[0]), int(row[1]), row[2:2 + n].copy(), row[2 + n:].copy()))
 
 
@@ -156,15 +158,15 @@ def _agents(agents: list[Agent]) -> tuple[np.ndarray, ...]:
 def _rules(config: GameConfig) -> np.ndarray:
     if config.deal != "random":
         raise ValueError("the compiled game plays dealt games (claims stay in Python)")
-    rules = np.zeros(K.N_RULES, dtype=np.int64)
-    rules[K.DOMINATION] = config.mode == "domination"
-    rules[K.FIXED_VALUES] = config.card_values == "fixed"
-    rules[K.CARD_CAP] = -1 if config.card_cap is None else config.card_cap
-    rules[K.EVERY_TRADE] = config.trade_bonus == "every_trade"
-    rules[K.AT_ONCE] = config.card_recycle == "at_once"
-    rules[K.TURN_CAP], rules[K.FORCED_AT], rules[K.ELIMINATION_AT] = config.turn_cap, config.forced_trade_at, \
+    rules = np.zeros(R.N_RULES, dtype=np.int64)
+    rules[R.DOMINATION] = config.mode == "domination"
+    rules[R.FIXED_VALUES] = config.card_values == "fixed"
+    rules[R.CARD_CAP] = -1 if config.card_cap is None else config.card_cap
+    rules[R.EVERY_TRADE] = config.trade_bonus == "every_trade"
+    rules[R.AT_ONCE] = config.card_recycle == "at_once"
+    rules[R.TURN_CAP], rules[R.FORCED_AT], rules[R.ELIMINATION_AT] = config.turn_cap, config.forced_trade_at, \
         config.elimination_trade_at
-    rules[K.SETUP_BATCH] = config.setup_batch
+    rules[R.SETUP_BATCH] = config.setup_batch
     return rules
 
 
