@@ -5,7 +5,7 @@ same place, under several rule variants."""
 import numpy as np
 import pytest
 
-from riskcore.agents.compiled import _rolls, play_on, play_on_reference
+from riskcore.agents.compiled import FIRST_EVENTS, FIRST_SNAPSHOTS, _rolls, play_on, play_on_reference
 from riskcore.agents.rules_kernel import battle_cumulative, sample_full_battle
 from riskcore.battle import _battle_table, sample_battle
 from riskcore.chance import RngChance
@@ -65,7 +65,9 @@ GAMES = [(GameConfig(n_players=4, mode="mission"), ["mission"] * 4),
           ["mission:focus=1", "domination:mission_weight=0.5", "mission:threshold=0.7", "domination",
            "mission:focus=0.3"]),
          (GameConfig(n_players=2, mode="mission", turn_cap=30), ["mission", "domination"]),
-         (GameConfig(n_players=6, mode="mission", setup_start="after_deal"), ["mission:focus=1"] * 6)]
+         (GameConfig(n_players=6, mode="mission", setup_start="after_deal"), ["mission:focus=1"] * 6),
+         (GameConfig(n_players=3, mode="mission", turn_cap=300), ["mission:threshold=1", "domination:threshold=1",
+                                                                  "mission:threshold=0.99"])]
 
 
 def _snapshots(state) -> list:
@@ -73,7 +75,7 @@ def _snapshots(state) -> list:
 
 
 @pytest.mark.parametrize("config,agents", GAMES, ids=["mission-4", "domination-3-capped", "mixed-5-variants",
-                                                      "turn-cap-2", "constrained-6"])
+                                                      "turn-cap-2", "constrained-6", "passive-3"])
 def test_compiled_games_are_the_engines_games(config, agents):
     reasons = set()
     for seed in game_seeds(1, 6):
@@ -85,6 +87,13 @@ def test_compiled_games_are_the_engines_games(config, agents):
         assert _fields(compiled.state) == _fields(python.state)
         reasons.add(python.state.end_reason)
     assert reasons
+
+
+def test_a_game_longer_than_the_kernels_first_buffers_is_logged_whole():
+    config, agents = GAMES[-1]
+    record = play_game(config, agents, 0)  # passive seats: this game runs to the turn cap
+    assert len(record.state.log) > FIRST_EVENTS and len(record.state.snapshots) > FIRST_SNAPSHOTS
+    assert record.state.log == play_game(config, agents, 0, compiled=False).state.log
 
 
 def test_an_observer_sees_every_action_of_the_same_game():

@@ -34,6 +34,7 @@ _EVENT_KINDS = ["place", "reinforce", "trade", "attack", "occupy", "end_attack",
                 "eliminate", "win", "draw"]
 _REASONS = {R.PLAYING: "", R.BY_DOMINATION: "domination", R.BY_MISSION: "mission", R.BY_TURN_CAP: "turn_cap"}
 _MISSION_KINDS = {"continents": R.CONTINENTS, "territories": R.TERRITORIES, "destroy": R.DESTROY}
+FIRST_EVENTS, FIRST_SNAPSHOTS = 1024, 128  # buffer rows to start with: a typical game fits; longer ones double them
 _NO_LOG = (np.zeros((0, R.N_COLUMNS), np.int64), np.zeros(0, np.int64), np.zeros((0, 2), np.int64))
 
 
@@ -87,8 +88,8 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     setup_left = np.array(state.setup_left, dtype=np.int64)
     alive = np.array(state.alive, dtype=np.bool_)
     owner, armies, eliminated_by = state.owner.copy(), state.armies.copy(), state.eliminated_by.copy()
-    log = (np.empty((1024, R.N_COLUMNS), np.int64), np.empty(1024, np.int64),
-           np.empty((128, 2 + 2 * n), np.int64)) if record else _NO_LOG
+    log = (np.empty((FIRST_EVENTS, R.N_COLUMNS), np.int64), np.empty(FIRST_EVENTS, np.int64),
+           np.empty((FIRST_SNAPSHOTS, 2 + 2 * n), np.int64)) if record else _NO_LOG
     args = (_rules(state.config), owner, armies, hands, hand_len, deck, discard, setup_left, alive, eliminated_by,
             _missions(state), _agents(agents), _board_arrays(state.board), _rolls(), CONQUER_TABLE, stop_turn)
     # one tuple length for every player count: the kernel is compiled once, not per count
