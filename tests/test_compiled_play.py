@@ -141,3 +141,15 @@ def test_compiled_games_store_the_same_trace_tables():
     compiled = records_to_tables("r", [0, 1, 2], [play_game(config, ["mission"] * 4, s) for s in seeds])
     python = records_to_tables("r", [0, 1, 2], [play_game(config, ["mission"] * 4, s, compiled=False) for s in seeds])
     assert all(compiled[name].equals(python[name]) for name in python)
+
+
+def test_a_seat_without_a_legal_move_is_an_error_on_both_paths():
+    from riskcore.actions import IllegalAction
+
+    state = next(s for s in _states(CONFIGS[0], range(1), every=1) if s.phase == "reinforce")
+    state.reserve, state.hands[state.current] = 0, []  # nothing to place and nothing to trade
+    for play in (play_on, play_on_reference):
+        broken = state.clone()
+        broken.chance = RngChance(np.random.default_rng(0))
+        with pytest.raises(IllegalAction):
+            play(broken, np.random.default_rng(0), state.turn + 4)
