@@ -84,7 +84,7 @@ scorer: venv ## refit the search's learned end scorer into models/ (about 20 min
 	$(BIN)/riskcore train-scorer --players 2
 	$(BIN)/riskcore train-scorer --players 3
 
-genetic: venv ## genetic tuning at the reference sizes (about 4,600 minimax games) -> reports/tables/genetic-reference.md
+genetic: venv ## genetic tuning at the reference sizes (3,600 minimax games, 1,000 to validate) -> reports/tables/genetic-reference.md
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml --force
 	$(BIN)/python -m riskcore.experiments.genetic genetic_tuning_reference genetic-reference
 

@@ -379,7 +379,8 @@ figure("genetic-fitness", "Genetic tuning of the minimax weights: fitness and we
        "Two line charts: fitness per generation, and the mean of each of the four weights.")
 reference = paths.tables_dir() / "genetic-reference.md"
 if reference.exists():
-    say("At the reference sizes (population 100, 4 generations of 10 tournaments of 10, about 4,600 games; "
+    say("At the reference sizes (population 100, 4 generations of 10 tournaments of 10: 3,600 games of tuning and "
+        "1,000 of validation; "
         "`make genetic`, too long for `make report`, so its table is kept from its last run):")
     say("\n".join(reference.read_text().splitlines()[2:]))
 figure("mcrl-learning", "Monte Carlo control of dice choices: learning curve; the title gives the share of states "
