@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from riskcore.board import load_board
 from riskcore.config import GameConfig
-from riskcore.experiments.fuzz import F, Violation, check_game, fuzz_game, run_fuzz
+from riskcore.experiments.fuzz import KERNEL_SEATS, F, Violation, check_game, fuzz_game, run_fuzz, same_in_python
 from riskcore.game import play_game
 
 configs = st.builds(
@@ -27,6 +27,8 @@ agents = st.lists(st.sampled_from(["random", "random:p_end=0.05", "mission", "mi
 def test_every_configuration_keeps_the_rules(config, seats, seed):
     rec = play_game(config, seats[:config.n_players], seed)
     check_game(load_board(config.board), config, rec.missions, rec.state.log)
+    if config.deal == "random" and set(seats[:config.n_players]) <= KERNEL_SEATS:  # a compiled game
+        same_in_python(config, seats[:config.n_players], seed, rec.state.log)
 
 
 def _game():
@@ -61,10 +63,27 @@ def test_the_checker_catches_a_broken_rule(kind, change, message):
         check_game(load_board(config.board), config, rec.missions, _tampered(rows, kind, change))
 
 
+def test_a_compiled_game_that_strays_from_the_python_loop_is_a_violation():
+    config, agents = GameConfig(n_players=3, board="small"), ["mission", "domination", "mission:focus=1"]
+    rows = play_game(config, agents, 8).state.log
+    same_in_python(config, agents, 8, rows)  # the real game passes
+    with pytest.raises(Violation, match="event 40"):
+        same_in_python(config, agents, 8, _tampered_at(rows, 40))
+    with pytest.raises(Violation, match="events"):
+        same_in_python(config, agents, 8, rows[:-1])
+
+
+def _tampered_at(rows, i):
+    out = list(rows)
+    out[i] = out[i][:1] + (out[i][1] + 1,) + out[i][2:]
+    return out
+
+
 def test_a_seeded_batch_of_games_over_random_configurations_keeps_the_rules(tmp_path):
     df = run_fuzz(3000, seed=3, workers=2, progress=False, out_dir=tmp_path)  # CI: a few thousand games
     assert (df.violation == "").all(), df[df.violation != ""].violation.tolist()[:3]
     assert df[["board", "players", "mode", "deal"]].drop_duplicates().shape[0] > 20
+    assert df.compiled.sum() > 100  # games of the compiled kernel, checked against the Python step loop too
     assert "violations" in (tmp_path / "fuzz.md").read_text()
 
 

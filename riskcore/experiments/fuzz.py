@@ -6,7 +6,9 @@ code: ownership and armies, army conservation (armies change only by placements,
 dice limits and consistent losses, adjacency of attacks and fortifies, who may act, card conservation (hands,
 deck and discards always hold every card once) and the hand limit after trading, the reserve of every turn
 (territories // 3, at least 3, plus held bonuses, plus trades), eliminated players owning nothing and acting no
-more, and the winner really meeting its mission (or holding every territory).
+more, and the winner really meeting its mission (or holding every territory). A game the compiled kernel played
+(every seat a `mission` or `domination` agent, territories dealt) is also played in the Python step loop, and a
+difference in any event is a violation.
 
 `riskcore fuzz --games N` (`make fuzz GAMES=N`) plays N games over configurations drawn from a seed, in parallel,
 and writes a report with the machine it ran on to `reports/benchmarks/fuzz.md`.
@@ -31,6 +33,7 @@ from riskcore.parallel import run_tasks
 F = {name: i for i, name in enumerate(EVENT_FIELDS)}
 ESCALATING = (4, 6, 8, 10, 12, 15)
 AGENT_MIX = ("random", "mission", "mission:focus=1", "domination", "expert", "bsr")
+KERNEL_SEATS = {"mission", "mission:focus=1", "domination"}  # games of only these run on the compiled kernel
 
 
 class Violation(AssertionError):
@@ -272,6 +275,17 @@ def check_game(board, config: GameConfig, missions: list[int], rows: list[tuple]
         checker.check([row])
 
 
+def same_in_python(config: GameConfig, agents: list[str], seed: int, rows: list[tuple]) -> None:
+    """Raise `Violation` unless the Python step loop plays the game whose events are `rows` (a compiled game) the
+    same, event for event."""
+    python = play_game(config, agents, seed, compiled=False).state.log
+    for i, (row, expected) in enumerate(zip(rows, python)):
+        if row != expected:
+            raise Violation(f"event {i}: the compiled game has {row}, the Python step loop {expected}")
+    if len(rows) != len(python):
+        raise Violation(f"the compiled game has {len(rows)} events, the Python step loop {len(python)}")
+
+
 def random_config(rng: np.random.Generator) -> GameConfig:
     """A configuration drawn over every rule variant (players 2-6, both modes and deals, card values and caps,
     fortify rules, setup batches, both boards)."""
@@ -291,14 +305,17 @@ def fuzz_game(seed: int) -> dict:
     agents = [str(rng.choice(AGENT_MIX)) for _ in range(config.n_players)]
     rec = play_game(config, agents, seed)
     board = load_board(config.board)
+    compiled = config.deal == "random" and set(agents) <= KERNEL_SEATS
     error = ""
     try:
         check_game(board, config, rec.missions, rec.state.log)
+        if compiled:
+            same_in_python(config, agents, seed, rec.state.log)
     except Violation as exc:
         error = str(exc)
     return {"seed": seed, "board": config.board, "players": config.n_players, "mode": config.mode,
             "deal": config.deal, "card_values": config.card_values, "fortify": config.fortify,
-            "events": len(rec.state.log), "end": rec.state.end_reason, "violation": error}
+            "events": len(rec.state.log), "end": rec.state.end_reason, "compiled": compiled, "violation": error}
 
 
 def _chunk(seeds: list[int]) -> list[dict]:
@@ -319,14 +336,17 @@ def run_fuzz(games: int, seed: int = 0, workers: int | None = None, dask: str | 
     seconds = time.perf_counter() - start
     df = pd.DataFrame(rows)
     bad = df[df.violation != ""]
-    summary = pd.DataFrame([{"games": len(df), "events": int(df.events.sum()), "violations": len(bad),
+    summary = pd.DataFrame([{"games": len(df), "compiled games": int(df.compiled.sum()),
+                             "events": int(df.events.sum()), "violations": len(bad),
                              "seconds": round(seconds, 1), "games_per_s": round(len(df) / seconds, 1),
                              "configs": df[["board", "players", "mode", "deal", "card_values", "fortify"]]
                              .drop_duplicates().shape[0],
                              "ends": ", ".join(f"{k} {v}" for k, v in sorted(Counter(df.end).items()))}])
     _write("fuzz", "Rule fuzzing", "Seeded games over random configurations (players 2-6, both modes and deals, card "
            "values and caps, fortify rules, setup batches, both boards) and agent mixes, each checked event by "
-           "event by an independent checker (`riskcore/experiments/fuzz.py`)."
+           "event by an independent checker (`riskcore/experiments/fuzz.py`). Games whose seats are all mission or "
+           "domination agents run on the compiled kernel and are played again in the Python step loop: a "
+           "difference is a violation too."
            + ("" if bad.empty else "\n\nViolations:\n\n" + bad[["seed", "violation"]].to_markdown(index=False)),
            summary, out_dir, {"seed": seed})
     return df
