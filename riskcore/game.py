@@ -42,7 +42,9 @@ def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Boar
     agents = [make_agent(spec, p, agent_rngs[p]) for p, spec in enumerate(agent_specs)]
     views = [PlayerView(state, p) for p in range(config.n_players)]
     n_actions = 0
-    if compiled and observer is None and config.deal == "random" and all(type(a) in KERNEL_AGENTS for a in agents):
+    on_kernel = compiled and observer is None and config.deal == "random" and all(type(a) in KERNEL_AGENTS
+                                                                                     for a in agents)
+    if on_kernel:
         from riskcore.agents.compiled import play_out  # numba: loaded by the games that use it
 
         n_actions = play_out(state, agents, agent_rngs, chance_rng)
@@ -65,4 +67,5 @@ def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Boar
         if n_actions > max_actions:
             raise RuntimeError(f"game seed {seed} exceeded {max_actions} actions")
     missions = [m.index for m in state.missions] if config.mode == "mission" else []
-    return GameRecord(seed=seed, agents=list(agent_specs), state=state, actions=n_actions, missions=missions)
+    return GameRecord(seed=seed, agents=list(agent_specs), state=state, actions=n_actions, missions=missions,
+                      compiled=on_kernel)

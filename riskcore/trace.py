@@ -34,6 +34,7 @@ class GameRecord:
     missions: list[int] = field(default_factory=list)
     names: list[str] | None = None  # seat names (imported games); None: the seat number
     first_seat: int = 0
+    compiled: bool = False  # played on the compiled kernel (`agents/compiled.py`), not the Python step loop
 
     @property
     def winner(self) -> int:

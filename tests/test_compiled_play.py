@@ -81,6 +81,7 @@ def test_compiled_games_are_the_engines_games(config, agents):
     for seed in game_seeds(1, 6):
         python = play_game(config, agents, seed, compiled=False)
         compiled = play_game(config, agents, seed)
+        assert compiled.compiled and not python.compiled
         assert compiled.state.log == python.state.log, f"seed {seed}"
         assert _snapshots(compiled.state) == _snapshots(python.state)
         assert (compiled.actions, compiled.state.turn) == (python.actions, python.state.turn)

@@ -51,5 +51,5 @@ def test_a_mission_run_does_not_load_the_heavy_libraries():
 
 
 def test_a_mission_game_loads_numba_for_its_kernel_and_nothing_heavier():
-    lines = subprocess.run([sys.executable, "-c", PLAYED], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert lines[0] == "['numba']"
+    run = subprocess.run([sys.executable, "-c", PLAYED], capture_output=True, text=True, check=True)
+    assert run.stdout.split("\n")[0] == "['numba']"

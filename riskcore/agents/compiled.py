@@ -20,6 +20,7 @@ from riskcore.agents import heuristic_kernel as K
 from riskcore.agents import rules_kernel as R
 from riskcore.agents.base import Agent, PlayerView
 from riskcore.agents.heuristic import CONQUER_TABLE, DominationAgent, MissionAgent
+from riskcore.agents.random_agent import _edges
 from riskcore.actions import IllegalAction
 from riskcore.battle import roll_outcomes
 from riskcore.board import Board, load_board
@@ -188,7 +189,7 @@ def _missions(state: GameState) -> tuple[np.ndarray, ...]:
 
 @lru_cache(maxsize=16)  # boards compare by identity
 def _board_arrays(board: Board) -> tuple[np.ndarray, ...]:
-    src, dst = np.nonzero(board.adjacency)  # the agents' border order (`random_agent._edges`)
+    src, dst = _edges(board)  # the agents' border order
     starts = np.cumsum([0] + [len(n) for n in board.neighbours]).astype(np.int64)
     nbr = np.array([t for n in board.neighbours for t in n], dtype=np.int64)
     return (src.astype(np.int64), dst.astype(np.int64), starts, nbr, board.continent_of.astype(np.int64),

@@ -26,7 +26,7 @@ DONE, ROOM, UNPLAYABLE = 0, 1, 2  # kernel statuses
 MOST_SEATS = 6
 
 
-# ---- the agents' decisions --------------------------------------------------------------------------------------------
+# ---- the agents' decisions ------------------------------------------------------------------------------------------
 @njit(cache=True)
 def domination_values(me, counts, sizes, bonus, continent_of, alive):
     """`DominationAgent._continent_values`."""
@@ -74,9 +74,11 @@ def mission_targets(me, owner, counts, sizes, continent_of, n_players, eliminate
 @njit(cache=True)
 def seat_values(me, agents, owner, counts, sizes, bonus, continent_of, alive, eliminated_by, missions, targets):
     """The seat's territory values (`MissionAgent.values`, or `DominationAgent.valued`); fills `targets` with the
-    mission's targets and returns whether there are any."""
+    mission's targets and returns whether there are any (a domination agent without `mission_weight` never looks)."""
     agent_kind, _, focus, weight = agents
     n = owner.shape[0]
+    if agent_kind[me] != MISSION_AGENT and weight[me] == 0:  # playouts and plain domination seats
+        return domination_values(me, counts, sizes, bonus, continent_of, alive), False
     aimed = mission_targets(me, owner, counts, sizes, continent_of, alive.shape[0], eliminated_by, missions, targets)
     if agent_kind[me] == MISSION_AGENT:
         if not aimed:
@@ -86,7 +88,7 @@ def seat_values(me, agents, owner, counts, sizes, bonus, continent_of, alive, el
             value[t] = focus[me] * (1.0 if targets[t] else 0.0) + (1 - focus[me]) * 1.0
         return value, aimed
     value = domination_values(me, counts, sizes, bonus, continent_of, alive)
-    if weight[me] != 0 and aimed:
+    if aimed:
         for t in range(n):
             value[t] = value[t] + weight[me] * (1.0 if targets[t] else 0.0)
     return value, aimed

@@ -168,7 +168,8 @@ def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:
     _write("engine", "Engine benchmark (one core)", "Full-rules games played by one process, agents' decisions "
            "included. Games whose seats are all plain mission or domination agents run on the compiled kernel "
            "(the Python step loop plays the very same games, shown beside them); mcs plays its candidate moves in "
-           "Python and its playouts on the kernel.", df, out_dir, {"targets": ">= 200 four-player mission games/s/core; mcs <= 10 s a game"})
+           "Python and its playouts on the kernel.", df, out_dir,
+           {"targets": ">= 200 four-player mission games/s/core; mcs <= 10 s a game"})
     return df
 
 

@@ -33,7 +33,6 @@ from riskcore.parallel import run_tasks
 F = {name: i for i, name in enumerate(EVENT_FIELDS)}
 ESCALATING = (4, 6, 8, 10, 12, 15)
 AGENT_MIX = ("random", "mission", "mission:focus=1", "domination", "expert", "bsr")
-KERNEL_SEATS = {"mission", "mission:focus=1", "domination"}  # games of only these run on the compiled kernel
 
 
 class Violation(AssertionError):
@@ -305,17 +304,17 @@ def fuzz_game(seed: int) -> dict:
     agents = [str(rng.choice(AGENT_MIX)) for _ in range(config.n_players)]
     rec = play_game(config, agents, seed)
     board = load_board(config.board)
-    compiled = config.deal == "random" and set(agents) <= KERNEL_SEATS
     error = ""
     try:
         check_game(board, config, rec.missions, rec.state.log)
-        if compiled:
+        if rec.compiled:
             same_in_python(config, agents, seed, rec.state.log)
     except Violation as exc:
         error = str(exc)
     return {"seed": seed, "board": config.board, "players": config.n_players, "mode": config.mode,
             "deal": config.deal, "card_values": config.card_values, "fortify": config.fortify,
-            "events": len(rec.state.log), "end": rec.state.end_reason, "compiled": compiled, "violation": error}
+            "events": len(rec.state.log), "end": rec.state.end_reason, "compiled": rec.compiled,
+            "violation": error}
 
 
 def _chunk(seeds: list[int]) -> list[dict]:
