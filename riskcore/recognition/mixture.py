@@ -30,6 +30,10 @@ many choices for one reason), and counting each as independent makes the posteri
 none of the models describes. A mission-blind model gives every explanation the same likelihood,
 so when it explains a player's choices better than any goal-directed one, the posterior over missions stays
 close to the prior instead of following the player's continents: the recogniser knows that it does not know.
+
+One fact holds for every style of play: a completed mission ends the game, so a card the player's territories
+already complete is not theirs (`posterior.completed_cards`). Both mixtures rule such cards out after every
+observation, whichever model of play explains the player.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from scipy.special import logsumexp
 from riskcore.recognition.features import Features
 from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import Candidates, choice_loglik, inverse_loglik
-from riskcore.recognition.posterior import grouped_cumsum, normalise
+from riskcore.recognition.posterior import completed_cards, grouped_cumsum, normalise
 
 GOAL_FOCUS = (0.25, 0.5, 0.75, 1.0)
 FREE_MODELS = ("greedy", "continent", "random")
@@ -144,6 +148,7 @@ def mixture_from_logliks(f: Features, logliks: list[tuple[str, np.ndarray]], sta
         names.append(name)
     e = f.hyp.size
     joint = np.stack([np.broadcast_to(t, (f.n, e)) for t in terms]) + np.log(f.hyp.prior)[None, None, :]
+    joint[:, completed_cards(f)] = -np.inf  # the rules, not a model of play: a completed card would have won
     post = normalise(logsumexp(joint, axis=0))
     if not with_models:
         return post

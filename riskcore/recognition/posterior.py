@@ -36,6 +36,23 @@ def normalise(log_scores: np.ndarray) -> np.ndarray:
     return np.exp(log_scores - logsumexp(log_scores, axis=-1, keepdims=True))
 
 
+def completed_cards(f: Features) -> np.ndarray:
+    """(N, E) bool: the explanations whose card the player's territories already complete after each
+    observation. Under mission rules a completed mission ends the game at once, and the game-ending action is
+    never observed (`features._cutoff`), so such a card is not the player's, whatever their style of play. A row
+    on which every card is complete cannot occur under those rules (a game without missions): nothing is ruled
+    out there."""
+    hyp = f.hyp
+    continents = np.array([e.kind == "continents" for e in hyp.explanations])
+    done = continents[None, :] & (f.member_size > 0) & (f.owned_in >= f.member_size)
+    card_done = np.zeros((f.n, len(hyp.cards)), dtype=bool)
+    for e, c in enumerate(hyp.card_of):
+        card_done[:, c] |= done[:, e]
+    out = card_done[:, hyp.card_of]
+    out[out.all(axis=1)] = False
+    return out
+
+
 def cumulative_posterior(f: Features, loglik: np.ndarray, starts: np.ndarray | None = None,
                          prior: np.ndarray | None = None) -> np.ndarray:
     """(N, E) P(e | obs_1..i) for every row i: prior (default: the hypotheses') times the product of the

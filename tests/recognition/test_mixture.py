@@ -52,9 +52,13 @@ def _logliks(mission_best: float, goal_best: float) -> list[tuple[str, np.ndarra
     return out + [(FREE_GOALS, goals)]
 
 
-def _posterior(logliks):
+def _posterior(logliks, complete: int | None = None):
+    """The last row's posterior; with `complete`, explanation `complete`'s territories are all owned."""
     hyp = build_hypotheses(load_board("classic"), "cards6")
-    f = SimpleNamespace(n=N, hyp=hyp)
+    owned, size = np.zeros((N, E)), np.full((N, E), 10.0)
+    if complete is not None:
+        owned[:, complete] = 10
+    f = SimpleNamespace(n=N, hyp=hyp, owned_in=owned, member_size=size)
     return mixture_from_logliks(f, logliks, np.array([0, N]), rho=0.5)[-1], hyp.prior
 
 
@@ -69,6 +73,14 @@ def test_a_player_heading_for_a_cards_continents_is_read_but_not_with_certainty(
     without, prior = _posterior(_logliks(0.5, 0.2)[:-1])
     occam, _ = _posterior(_logliks(0.5, 0.5))  # a free goal explains the play exactly as well as explanation 0
     assert prior[0] < occam[0] < without[0]
+
+
+def test_a_card_the_player_has_completed_is_ruled_out_whatever_the_model_of_play():
+    hyp = build_hypotheses(load_board("classic"), "cards6")
+    post, _ = _posterior(_logliks(0.5, 0.2), complete=0)  # the models favour explanation 0 ...
+    card = hyp.card_of == hyp.card_of[0]
+    assert (post[card] == 0).all()  # ... but it would have won
+    assert np.isclose(post.sum(), 1)
 
 
 def test_the_open_goal_mixture_runs_on_a_real_run(small_run):
