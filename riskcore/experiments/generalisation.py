@@ -7,9 +7,9 @@ Protocol, leave one family out: for each held-out riskcore family every fitted r
 weights, goal temperature, inverse planning's beta and lapse, the mixtures' beta, rho and temper) is chosen on the
 training families, those that share no agent with the held-out one (holding out `domination` also removes `mixed`,
 whose seats include it; holding out `expert` removes `expert-blind`), and the classifier is trained on their runs.
-For the Domination corpus every riskcore family trains: nothing is fitted on the corpus. The corpus's ceiling is a
-classifier cross-validated on the corpus itself (5 folds by game): how much of the mission that play reveals to a
-model that has seen it.
+For the Domination corpus every riskcore family trains: nothing is fitted on the corpus. The corpus's ceiling is the
+conditional logit (`recognition.conditional_logit`) cross-validated on the corpus itself (5 folds by game): how much
+of the mission that play reveals to a model that has seen it.
 
 Grid points are chosen by the lowest mean log loss over the training families, except for the open-goal mixture,
 the recogniser meant for players of unknown style: it must know when it does not know, so its grid point is the
@@ -33,6 +33,8 @@ import pandas as pd
 from riskcore import paths
 from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
+from riskcore.recognition import conditional_logit
+from riskcore.recognition.conditional_logit import conditional_logit_posterior
 from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.inverse import Candidates, inverse_posterior, load_candidates
 from riskcore.recognition.metrics import bootstrap_ci, card_metrics
@@ -225,7 +227,7 @@ def classifier_scores(runs: dict[str, Run], training: list[str], held_out: str) 
 
 
 def ceiling_scores(run: Run, folds: int, seed: int) -> pd.DataFrame:
-    """The classifier cross-validated on the run's own games: trained on the other folds, scored on each."""
+    """The conditional logit cross-validated on the run's own games: fitted on the other folds, scored on each."""
     games = np.unique(run.f.obs.game_id.to_numpy())
     folds = min(folds, len(games))
     fold_of = dict(zip(games, np.random.default_rng(np.random.SeedSequence(seed)).permutation(len(games)) % folds))
@@ -233,8 +235,8 @@ def ceiling_scores(run: Run, folds: int, seed: int) -> pd.DataFrame:
     post = np.zeros((run.f.n, run.f.hyp.size))
     for k in range(folds):
         test = fold == k
-        model = fit_classifier(run.f.select(~test))
-        post[test] = classifier_posterior(model, run.f.select(test))
+        weights = conditional_logit.fit([run.f.select(~test)])
+        post[test] = conditional_logit_posterior(weights, run.f.select(test))
     return run.players(post)
 
 
@@ -265,7 +267,7 @@ RECOGNISER_NAMES = {"uniform": "uniform", "phatt:scheme=simple:c=1:i=0.98": "PHA
                     "goal": "goal completion", "phatt-simple": "PHATT simple (fitted)",
                     "inverse": "inverse planning", "mixture": "play-style mixture", "open": "open-goal mixture",
                     CLASSIFIER: "classifier",
-                    "ceiling": "corpus ceiling (classifier, 5-fold CV on the corpus)"}
+                    "ceiling": "corpus ceiling (conditional logit, 5-fold CV on the corpus)"}
 
 
 def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = None, workers: int | None = None,
@@ -292,7 +294,7 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
         entries.append((RECOGNISER_NAMES[CLASSIFIER], "classifier:train=<other families>",
                         classifier_scores(runs, training, family)))
         if family == CORPUS:
-            entries.append((RECOGNISER_NAMES["ceiling"], "classifier (5-fold CV by game)",
+            entries.append((RECOGNISER_NAMES["ceiling"], "conditional logit (5-fold CV by game)",
                             ceiling_scores(runs[family], 5, seed)))
         for name, setting, players in entries:
             m, c = summarise(players, family, name, setting, rng, n_boot)
