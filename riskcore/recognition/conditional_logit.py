@@ -23,7 +23,7 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from riskcore.recognition.features import KIND, Features
-from riskcore.recognition.posterior import completed_cards, group_starts, grouped_cumsum
+from riskcore.recognition.posterior import completed_cards, group_starts, grouped_cumsum, training_rows
 
 SHARE_KINDS = ("reinforce", "attack_won", "attack_lost", "fortify", "defend_won", "defend_lost")
 FEATURE_NAMES = ("owned", *SHARE_KINDS)
@@ -71,18 +71,6 @@ def fit_conditional_logit(x: np.ndarray, ruled_out: np.ndarray, truth: np.ndarra
         return value, grad
 
     return minimize(loss, np.zeros(x.shape[2]), jac=True, method="L-BFGS-B").x
-
-
-def training_rows(f: Features) -> tuple[np.ndarray, np.ndarray]:
-    """The rows a model is fitted on (20 points of each player with a mission card) and their true cards."""
-    from riskcore.recognition.metrics import GRID
-    from riskcore.recognition.posterior import evaluation_rows
-
-    rows = evaluation_rows(f, turns=False, fractions=GRID)
-    truth = f.truth.set_index(["game_id", "player"]).card
-    cards = truth.reindex(list(zip(rows.game_id, rows.player))).to_numpy()
-    keep = cards >= 0
-    return rows.row.to_numpy()[keep], cards[keep]
 
 
 def fit(parts: list[Features], l2: float = L2) -> np.ndarray:

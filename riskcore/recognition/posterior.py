@@ -10,6 +10,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from riskcore.recognition.features import Features
+from riskcore.recognition.metrics import GRID
 
 CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
 
@@ -79,3 +80,13 @@ def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool =
             for j in np.flatnonzero(np.r_[t[1:] != t[:-1], True]):
                 out.append((g, p, "turn", float(t[j]), lo + int(j), n))
     return pd.DataFrame(out, columns=["game_id", "player", "point_kind", "point", "row", "n_obs"])
+
+
+def training_rows(f: Features) -> tuple[np.ndarray, np.ndarray]:
+    """The rows a supervised model is fitted on (20 points of each player with a card in the hypotheses) and
+    their true card indices."""
+    rows = evaluation_rows(f, turns=False, fractions=GRID)
+    truth = f.truth.set_index(["game_id", "player"]).card
+    cards = truth.reindex(list(zip(rows.game_id, rows.player))).to_numpy()
+    keep = cards >= 0
+    return rows.row.to_numpy()[keep], cards[keep]

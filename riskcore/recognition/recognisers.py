@@ -31,7 +31,7 @@ from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.mixture import mixture_posterior
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
-from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum
+from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum, training_rows
 
 NAMES = ("uniform", "goal", "phatt", "inverse", "mixture", "classifier")
 # every parameter with its default (None: required); inverse's focus = -1 marginalises the player's focus over
@@ -217,22 +217,16 @@ def fit_classifier(train: Features | list[Features], C: float = 1.0):
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from riskcore.recognition.metrics import GRID
-    from riskcore.recognition.posterior import evaluation_rows
-
     xs, ys = [], []
     for part in train if isinstance(train, list) else [train]:
-        rows = evaluation_rows(part, turns=False, fractions=GRID).row.to_numpy()  # 20 points per player
+        rows, cards = training_rows(part)
         xs.append(trace_features(part)[rows])
-        truth = part.truth.set_index(["game_id", "player"]).card
-        ys.append(truth.reindex(list(zip(part.obs.game_id.to_numpy()[rows], part.obs.player.to_numpy()[rows])))
-                  .to_numpy())
+        ys.append(cards)
     x, y = np.vstack(xs), np.concatenate(ys)
-    keep = y >= 0
-    if len(np.unique(y[keep])) < 2:
+    if len(np.unique(y)) < 2:
         raise ValueError("the training run has fewer than two mission cards among its players")
     model = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=500))
-    model.fit(x[keep], y[keep])
+    model.fit(x, y)
     return model
 
 
