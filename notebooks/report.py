@@ -277,7 +277,7 @@ def agent_list(families: list[str]) -> str:
 
 
 unreadable = blind_families + [corpus]
-ceiling = "corpus ceiling (classifier, 5-fold CV on the corpus)"
+ceiling = "corpus ceiling (conditional logit, 5-fold CV on the corpus)"
 corpus_best, corpus_best_top1 = best_top1(corpus)
 say(f"""
 **Question.** Do the recognisers read missions from players they were not built from: riskcore's other agent
@@ -297,8 +297,12 @@ goal-directed model's mission-blind twin: a player pursuing a goal of their own,
 for the game whatever the card. A player heading for continents no card names is explained by it and leaves the
 cards at the prior; one heading for a card's continents is explained by both, and the card wins only by Occam's
 factor. It is meant to know when it does not know, so its grid point (its prior weight on goal-directed play and
-its tempering) is the best among those no worse than uniform on every training family. The corpus's ceiling is a
-classifier cross-validated on the corpus itself.
+its tempering) is the best among those no worse than uniform on every training family. Both mixtures also use
+one fact that holds whatever the style of play: a completed mission ends the game, so a card the player's
+territories already complete is not theirs and is ruled out. The corpus's ceiling, how much of the mission that
+play reveals to a model that has seen it, is a conditional logit cross-validated on the corpus itself: it scores
+every mission with the same seven weights on what the player did in that mission's territories, few enough to fit
+on a few hundred players (the multinomial classifier, one set of weights per card, overfits them).
 
 **What the figures show.** On the mission-following families the best recogniser's top-1 at the end of the window
 reaches 0.60 on {len(reached)} of {len(mission_families)}
@@ -315,18 +319,20 @@ where the players ignore their missions (domination {gen_value("inverse planning
 corpus {gen_value("inverse planning", corpus, "log_loss"):.2f}). The reference's own PHATT (`khan2013`) reaches
 {gen_value("PHATT khan2013 (the reference's code)", "mission", "top1"):.2f} on the mission family and
 {gen_value("PHATT khan2013 (the reference's code)", corpus, "top1"):.2f} on the corpus. On the corpus the best
-recogniser is {corpus_best} ({corpus_best_top1:.3f} top-1, chance 0.167), and the ceiling classifier, trained on the
-corpus itself, reaches {gen_value(ceiling, corpus, "top1"):.3f} with log loss
-{gen_value(ceiling, corpus, "log_loss"):.2f}; the open-goal mixture, fitted on riskcore's families only, reaches
-{gen_value(OPEN, corpus, "top1"):.3f} with log loss {gen_value(OPEN, corpus, "log_loss"):.3f}.
+recogniser is {corpus_best} ({corpus_best_top1:.3f} top-1, chance 0.167), and the ceiling, fitted on the corpus
+itself, reaches {gen_value(ceiling, corpus, "top1"):.3f} with log loss {gen_value(ceiling, corpus, "log_loss"):.3f};
+the open-goal mixture, fitted on riskcore's families only, reaches {gen_value(OPEN, corpus, "top1"):.3f} with log
+loss {gen_value(OPEN, corpus, "log_loss"):.3f}.
 
 **What it means.** Modelling how a player chooses carries over to riskcore's other mission-following families; it
 does not carry over to players who ignore their missions, and Domination's AI plays its mission games close to that:
-even a model fitted on the corpus finds almost nothing of the mission in its play. A continent seeker who ignores
-the card heads for the same few easy continents that some cards name, so no model of a single player can tell it
-from a player pursuing those cards; the open-goal mixture stays near uniform on such play only by believing,
-from its training families, that most players might be of that kind, and pays for that belief with
-underconfidence on players who do follow their missions.
+even a model fitted on the corpus finds little of the mission in its play, and what there is shows only at the end
+of a player's window (the ceiling's top-1 is {gen_value(ceiling, corpus, "top1", 0.5):.3f} at 50%), where the
+cards a player has completed without winning are ruled out; the open-goal mixture reads it as well as the
+ceiling. A continent seeker who ignores the card heads for the same few easy continents that some cards name, so
+no model of a single player can tell it from a player pursuing those cards; the open-goal mixture stays at or below
+uniform on such play only by believing, from its training families, that most players might be of that kind, and
+pays for that belief with underconfidence on players who do follow their missions.
 """)
 figure("generalisation-by-family", "Top-1 and log loss at 100% of the window per held-out family (95% bootstrap "
        "intervals over games); dashed: chance and uniform.",
@@ -467,9 +473,9 @@ minimax_best = best_top1("minimax") if "minimax" in follows else ("", float("nan
 say(f"""
 - **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On
   riskcore's own mission agents with focus 0, on the mission-blind families ({", ".join(blind_families)}) and on
-  the Domination corpus, another program's AI, nothing is left to read (best top-1 at 100%: {pct(focus0)},
+  the Domination corpus, another program's AI, little or nothing is left to read (best top-1 at 100%: {pct(focus0)},
   {", ".join(pct(best_top1(f)[1]) for f in blind_families)} and {pct(corpus_best_top1)}). The open-goal mixture
-  stays close to uniform there (above it on: {above_uniform(OPEN)}), but only because it was chosen to be cautious
+  stays at or below uniform there (above it on: {above_uniform(OPEN)}), but only because it was chosen to be cautious
   on every training family: it is underconfident on mission-following players (expected calibration error up to
   {gen[(gen.recogniser == OPEN) & (gen.metric == "ece") & gen.family.isin(mission_families)].value.max():.2f}),
   and a population with fewer mission-blind players than its training families would be served better by the
