@@ -34,7 +34,6 @@ from riskcore import paths
 from riskcore.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.recognition import conditional_logit
-from riskcore.recognition.conditional_logit import conditional_logit_posterior
 from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.inverse import Candidates, inverse_posterior, load_candidates
 from riskcore.recognition.metrics import bootstrap_ci, card_metrics
@@ -236,7 +235,7 @@ def ceiling_scores(run: Run, folds: int, seed: int) -> pd.DataFrame:
     for k in range(folds):
         test = fold == k
         weights = conditional_logit.fit([run.f.select(~test)])
-        post[test] = conditional_logit_posterior(weights, run.f.select(test))
+        post[test] = conditional_logit.conditional_logit_posterior(weights, run.f.select(test))
     return run.players(post)
 
 
