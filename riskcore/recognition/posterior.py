@@ -46,10 +46,7 @@ def completed_cards(f: Features) -> np.ndarray:
     hyp = f.hyp
     continents = np.array([e.kind == "continents" for e in hyp.explanations])
     done = continents[None, :] & (f.member_size > 0) & (f.owned_in >= f.member_size)
-    card_done = np.zeros((f.n, len(hyp.cards)), dtype=bool)
-    for e, c in enumerate(hyp.card_of):
-        card_done[:, c] |= done[:, e]
-    out = card_done[:, hyp.card_of]
+    out = (hyp.card_probs(done) > 0)[:, hyp.card_of]  # any completed explanation completes its card
     out[out.all(axis=1)] = False
     return out
 
