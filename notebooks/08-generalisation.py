@@ -20,7 +20,8 @@
 # # 08 · Generalisation
 # The recognisers on play they were not built from: every riskcore agent family held out in turn (fitted
 # recognisers chosen or trained on the other families), and the Domination corpus, recorded by another program.
-# Reads `generalisation_metrics` and `generalisation_calibration` (`riskcore experiment generalisation`).
+# Reads `generalisation_metrics`, `generalisation_calibration` and `generalisation_lean`
+# (`riskcore experiment generalisation`).
 
 # %% tags=["parameters"]
 points: list[float] = [0.3, 0.5, 1.0]  # shares of the observation window in the tables
@@ -30,7 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from riskcore.db import query
-from riskcore.experiments.generalisation import KEY, table
+from riskcore.experiments.generalisation import KEY, lean_table, load_lean, table
 from riskcore.notebook import save_figure, save_table, setup
 
 setup()
@@ -100,3 +101,14 @@ save_figure(fig, "generalisation-calibration")
 ece = m[m.metric == "ece"].pivot(index="recogniser", columns="family", values="value").round(3)
 save_table(ece.reset_index(), "generalisation-ece")
 ece
+
+# %% [markdown]
+# ## How much of its mission each family's play shows
+# Mission lean: the share of a player's reinforcements (or conquests) in its own card's named continents, less the
+# mean share over the other cards'. Missions are dealt at random, so play that ignores them leans 0; no
+# recogniser's model enters this number.
+
+# %%
+lean = lean_table(load_lean())
+save_table(lean.reset_index(), "generalisation-lean")
+lean

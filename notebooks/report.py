@@ -228,6 +228,7 @@ figure("accuracy-winners-losers", "Winners and losers: top-1 at 50% observed (95
 # %%
 gen = query("SELECT * FROM generalisation_metrics WHERE run = 'generalisation'")
 gen_runs = query("SELECT * FROM generalisation_runs WHERE run = 'generalisation'")
+gen_lean = query("SELECT * FROM generalisation_lean WHERE run = 'generalisation'").set_index(["family", "kind"]).value
 gen_games = query("SELECT run, count(*) AS n FROM games WHERE run IN (SELECT experiment_run FROM generalisation_runs "
                   "WHERE run = 'generalisation') GROUP BY run").set_index("run").n
 follows = dict(zip(gen_runs.family, gen_runs.follows_mission))
@@ -274,6 +275,16 @@ def agent_list(families: list[str]) -> str:
     single = [f"`{a}`" for a in runs.agents if "," not in a]
     tables = [f"a table of {', '.join(f'`{x}`' for x in a.split(','))}" for a in runs.agents if "," in a]
     return ", ".join(single + tables)
+
+
+def lean(family: str) -> str:
+    """The family's mission lean, reinforcements / conquests."""
+    return "/".join(f"{gen_lean[family, kind]:+.2f}" for kind in ("reinforce", "attack_won"))
+
+
+def lean_range(families: list[str], kind: str) -> str:
+    values = [gen_lean[f, kind] for f in families]
+    return f"{min(values):+.2f} to {max(values):+.2f}"
 
 
 unreadable = blind_families + [corpus]
@@ -324,9 +335,19 @@ itself, reaches {gen_value(ceiling, corpus, "top1"):.3f} with log loss {gen_valu
 the open-goal mixture, fitted on riskcore's families only, reaches {gen_value(OPEN, corpus, "top1"):.3f} with log
 loss {gen_value(OPEN, corpus, "log_loss"):.3f}.
 
+**How much the play shows.** A measure of the play itself, which no recogniser's model enters: a player's mission
+lean is the share of its reinforcements (or conquests) landing in its own card's named continents, less the mean
+share over the other cards'. Missions are dealt at random, so play that ignores them leans 0. The
+mission-following families lean {lean_range(mission_families, "reinforce")} (reinforcements) and
+{lean_range(mission_families, "attack_won")} (conquests); the mission-blind ones {lean_range(blind_families,
+"reinforce")} and {lean_range(blind_families, "attack_won")}; the Domination corpus {lean(corpus)}.
+""")
+table("generalisation-lean")
+say(f"""
 **What it means.** Modelling how a player chooses carries over to riskcore's other mission-following families; it
-does not carry over to players who ignore their missions, and Domination's AI plays its mission games close to that:
-even a model fitted on the corpus finds little of the mission in its play, and what there is shows only at the end
+does not carry over to players who ignore their missions, and Domination's AI plays its mission games close to that
+(its lean is as near 0 as the mission-blind families'): even a model fitted on the corpus finds little of the
+mission in its play, and what there is shows only at the end
 of a player's window (the ceiling's top-1 is {gen_value(ceiling, corpus, "top1", 0.5):.3f} at 50%), where the
 cards a player has completed without winning are ruled out; the open-goal mixture reads it as well as the
 ceiling. A continent seeker who ignores the card heads for the same few easy continents that some cards name, so
@@ -470,6 +491,8 @@ table("search-agent")
 # %%
 focus0 = main[(main.focus == 0) & (main.metric == "top1") & (main.point == 1.0)].value.max()
 minimax_best = best_top1("minimax") if "minimax" in follows else ("", float("nan"))
+family_agents = gen_runs.set_index("family").agents
+solo_following = [f for f in mission_families if f != "minimax" and "," not in family_agents[f]]
 say(f"""
 - **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On
   riskcore's own mission agents with focus 0, on the mission-blind families ({", ".join(blind_families)}) and on
@@ -482,8 +505,12 @@ say(f"""
   play-style mixture. Telling a mission-blind continent seeker from a player whose card names the same continents
   needs more than one player's choices.
 - **Search agents.** The recognisers read the `minimax` family least well (best top-1 at 100%:
-  {minimax_best[1]:.2f}): its attacks follow a look-ahead over battle outcomes, not the one-step conquest odds
-  the models of play assume; the search families also play fewer games, so their intervals are wide.
+  {minimax_best[1]:.2f}), and its play shows its mission little: its mission lean is {lean("minimax")}
+  (reinforcements/conquests) against {lean_range(solo_following, "reinforce")} and
+  {lean_range(solo_following, "attack_won")} for the other single-agent mission-following families. The mission
+  is one term of its search's leaf value, and its attacks follow a look-ahead over battle outcomes, not the
+  one-step conquest odds the models of play assume. The search families also play fewer games, so their intervals
+  are wide.
 - **Human play.** No human games are in the repository (the reference's recordings are not redistributable); the
   importer reads Domination's command logs, so a user who has them can score every recogniser on them with the
   same commands.

@@ -104,3 +104,13 @@ def test_the_fits_differ_only_by_the_held_out_family(experiment):
     cal = query("SELECT * FROM generalisation_calibration WHERE run = ?", [g.KEY], data)
     per = cal.groupby(["family", "recogniser"])["count"].sum()
     assert (per > 0).all() and cal.confidence.between(1 / 6 - 1e-9, 1).all()
+
+
+def test_every_family_and_the_corpus_get_their_mission_lean(experiment):
+    data, report, families = experiment
+    lean = query("SELECT * FROM generalisation_lean WHERE run = ?", [g.KEY], data)
+    assert sorted(lean.family.unique()) == sorted([f.name for f in families] + [g.CORPUS])
+    assert set(lean.kind) == set(g.LEAN_KINDS) and lean.value.between(-1, 1).all()
+    assert (lean.ci_low <= lean.value + 1e-12).all() and (lean.value <= lean.ci_high + 1e-12).all()
+    text = report.read_text()
+    assert "## How much of its mission each family's play shows" in text and "mission lean" in text
