@@ -513,7 +513,7 @@ say(f"""
   are wide.
 - **Human play.** No human games are in the repository (the reference's recordings are not redistributable); the
   importer reads Domination's command logs, so a user who has them can score every recogniser on them with the
-  same commands.
+  same commands (`docs/import.md` lists them), the open-goal mixture at the setting chosen on riskcore's families.
 - **Cards.** Accuracy is scored on players holding one of the 6 continent cards; the full 14-card deck
   (`--hypotheses deck14`) is supported but not part of these tables.
 - **The search model is small.** Goal-based and exhaustive search are compared in an abstract turn model on a

@@ -5,7 +5,8 @@
     python -m riskcore.experiments.steps write               # the record as reports/benchmarks/make-report.md
 
 Wall time is the step's; CPU time is the children's user + system time (all cores), so CPU / wall shows how much
-of the machine a step kept busy.
+of the machine a step kept busy. A rerun over an existing data directory reuses its caches (the search's results,
+genetic tuning's checkpoints) and is much faster than a first run, so the record says which it was.
 """
 
 from __future__ import annotations
@@ -28,10 +29,17 @@ def _record_path():
     return paths.benchmarks_dir() / RECORD
 
 
+def reusable_caches() -> list[str]:
+    """The data directory's caches that a run of the steps would reuse, as paths relative to it."""
+    data = paths.data_dir()
+    found = [p for d in (paths.cache_dir(), paths.tuning_dir()) if d.is_dir() for p in sorted(d.iterdir())]
+    return [str(p.relative_to(data)) for p in found]
+
+
 def start() -> None:
     path = _record_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("")
+    path.write_text(json.dumps({"caches": reusable_caches()}) + "\n")
 
 
 def run(name: str, command: list[str]) -> int:
@@ -52,14 +60,17 @@ def write() -> None:
     from riskcore.experiments.bench import machine
 
     path = _record_path()
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
-    df = pd.DataFrame(rows)
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    df = pd.DataFrame([r for r in lines if "step" in r])
+    caches = next((r["caches"] for r in lines if "caches" in r), None)
     total = f"{df.seconds.sum() / 60:.1f} min" if len(df) else "nothing recorded"
     meta = machine()
+    started = ("not recorded" if caches is None else "no caches in the data directory (a first run)" if not caches
+               else "caches of an earlier run reused: " + ", ".join(f"`{c}`" for c in caches))
     write_text(paths.benchmarks_dir() / "make-report.md",
                "# `make report`: time per step\n\nMeasured on: " + ", ".join(f"{k} {v}" for k, v in meta.items())
-               + f"\n\nTotal: {total} (the environment's install, when `make` had to do it, is not a step here).\n\n"
-               + (df.to_markdown(index=False) if len(df) else "") + "\n")
+               + f"\n\nStarted with: {started}.\n\nTotal: {total} (the environment's install, when `make` had to "
+               "do it, is not a step here).\n\n" + (df.to_markdown(index=False) if len(df) else "") + "\n")
 
 
 def main(argv: list[str]) -> int:
