@@ -493,6 +493,10 @@ focus0 = main[(main.focus == 0) & (main.metric == "top1") & (main.point == 1.0)]
 minimax_best = best_top1("minimax") if "minimax" in follows else ("", float("nan"))
 family_agents = gen_runs.set_index("family").agents
 solo_following = [f for f in mission_families if f != "minimax" and "," not in family_agents[f]]
+minimax_lean = ("" if "minimax" not in follows or not solo_following else
+                f""", and its play shows its mission little: its mission lean is {lean("minimax")}
+  (reinforcements/conquests) against {lean_range(solo_following, "reinforce")} and
+  {lean_range(solo_following, "attack_won")} for the other single-agent mission-following families""")
 say(f"""
 - **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On
   riskcore's own mission agents with focus 0, on the mission-blind families ({", ".join(blind_families)}) and on
@@ -505,9 +509,7 @@ say(f"""
   play-style mixture. Telling a mission-blind continent seeker from a player whose card names the same continents
   needs more than one player's choices.
 - **Search agents.** The recognisers read the `minimax` family least well (best top-1 at 100%:
-  {minimax_best[1]:.2f}), and its play shows its mission little: its mission lean is {lean("minimax")}
-  (reinforcements/conquests) against {lean_range(solo_following, "reinforce")} and
-  {lean_range(solo_following, "attack_won")} for the other single-agent mission-following families. The mission
+  {minimax_best[1]:.2f}){minimax_lean}. The mission
   is one term of its search's leaf value, and its attacks follow a look-ahead over battle outcomes, not the
   one-step conquest odds the models of play assume. The search families also play fewer games, so their intervals
   are wide.
