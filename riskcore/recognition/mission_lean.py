@@ -21,6 +21,9 @@ LEAN_KINDS = ("reinforce", "attack_won")
 
 def card_territories(hyp) -> np.ndarray:
     """(C, T) bool: the territories every explanation of a card covers (its named continents)."""
+    other = sorted({e.card for e in hyp.explanations if e.kind != "continents"})
+    if other:
+        raise ValueError(f"mission lean compares continent cards only; {hyp.name!r} also holds {', '.join(other)}")
     member = hyp.membership(np.full(hyp.board.n_territories, -1))
     return np.stack([member[hyp.card_of == c].all(axis=0) for c in range(len(hyp.cards))])
 

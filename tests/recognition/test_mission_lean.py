@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from riskcore.board import load_board
 from riskcore.recognition.features import KIND, load_features
@@ -31,6 +32,11 @@ def test_a_card_with_an_optional_continent_is_its_two_named_ones():
     card = HYP.cards.index("Europe+Australia+1")
     assert (inside[card] == (_continent("Europe") | _continent("Australia"))).all()
     assert (inside[HYP.cards.index("Asia+Africa")] == (_continent("Asia") | _continent("Africa"))).all()
+
+
+def test_a_deck_with_other_than_continent_cards_is_refused_by_name():
+    with pytest.raises(ValueError, match="continent cards only; 'deck14' also holds .*24 territories"):
+        card_territories(build_hypotheses(BOARD, "deck14"))
 
 
 def test_play_in_its_own_continents_leans_towards_the_card_and_play_elsewhere_away():
