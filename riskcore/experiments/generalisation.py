@@ -333,8 +333,8 @@ def load_metrics(data_dir: Path | None = None) -> pd.DataFrame:
     return query("SELECT * FROM generalisation_metrics WHERE run = ?", [KEY], data_dir)
 
 
-def _cell(r) -> str:
-    return f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"
+def _cell(r, spec: str = ".3f") -> str:
+    return f"{r.value:{spec}} [{r.ci_low:{spec}}, {r.ci_high:{spec}}]"
 
 
 def table(m: pd.DataFrame, metric: str, point: float) -> pd.DataFrame:
@@ -376,7 +376,7 @@ def targets(m: pd.DataFrame, lean: pd.DataFrame, data_dir: Path | None = None) -
 
 
 def lean_table(lean: pd.DataFrame) -> pd.DataFrame:
-    cells = lean.assign(cell=[f"{r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]" for r in lean.itertuples()])
+    cells = lean.assign(cell=[_cell(r, "+.3f") for r in lean.itertuples()])  # a lean's sign is its direction
     table = cells.pivot(index="family", columns="kind", values="cell").reindex(list(dict.fromkeys(lean.family)))
     return table[list(LEAN_KINDS)].rename(columns={"reinforce": "reinforcements", "attack_won": "conquests"})
 
