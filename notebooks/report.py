@@ -299,13 +299,13 @@ search agents {family_games.min():,}): {agent_list(mission_families)} follow the
 them ({", ".join(blind_families)}). The Domination corpus is {gen_games.get(CORPUS_RUN, 0):,} games of another
 program's AI, imported from its command logs. Leave one family out: for each held-out family, every fitted
 recogniser is chosen, and the classifier trained, on the families that share no agent with it (holding out
-`domination` also sets the mixed table aside), and nothing is fitted on the corpus. Two recognisers are built for
-unknown players. The **play-style mixture** is inverse planning in which each player is explained by one of
-several models of play, goal-directed (the mission agent at four focus levels) or mission-blind (greedy conquest,
-continent seeking, random), inferred per player along with the mission, each choice's likelihood tempered because
-consecutive choices made for one reason are not independent evidence. The **open-goal mixture** adds the
-goal-directed model's mission-blind twin: a player pursuing a goal of their own, any one to three continents, kept
-for the game whatever the card. A player heading for continents no card names is explained by it and leaves the
+`domination` also sets `domination-blind` and the mixed table aside), and nothing is fitted on the corpus. Two
+recognisers are built for unknown players. The **play-style mixture** is inverse planning in which each player
+is explained by one of several models of play, goal-directed (the mission agent at four focus levels) or
+mission-blind (greedy conquest, continent seeking, random), inferred per player along with the mission, each
+choice's likelihood tempered because consecutive choices made for one reason are not independent evidence. The
+**open-goal mixture** adds the goal-directed model's mission-blind twin: a player pursuing a goal of their own,
+any one to three continents, kept for the game whatever the card. A player heading for continents no card names is explained by it and leaves the
 cards at the prior; one heading for a card's continents is explained by both, and the card wins only by Occam's
 factor. It is meant to know when it does not know, so its grid point (its prior weight on goal-directed play and
 its tempering) is the best among those no worse than uniform on every training family. Both mixtures also use
@@ -326,8 +326,8 @@ for f in gen_runs.family):.2f} of it on every family) but with far less confiden
 {", ".join(f"{f} {gen_value(OPEN, f, 'log_loss'):.3f}" for f in unreadable)} against uniform's
 {uniform_ll:.3f} (play-style mixture {", ".join(f"{gen_value(MIX, f, 'log_loss'):.2f}" for f in unreadable)}).
 It is above uniform on: {above_uniform(OPEN)}. Inverse planning, which knows one model of play, is far above uniform
-where the players ignore their missions (domination {gen_value("inverse planning", "domination", "log_loss"):.2f},
-corpus {gen_value("inverse planning", corpus, "log_loss"):.2f}). The reference's own PHATT (`khan2013`) reaches
+where the players ignore their missions ({", ".join(f"{f} {gen_value('inverse planning', f, 'log_loss'):.2f}"
+for f in unreadable)}). The reference's own PHATT (`khan2013`) reaches
 {gen_value("PHATT khan2013 (the reference's code)", "mission", "top1"):.2f} on the mission family and
 {gen_value("PHATT khan2013 (the reference's code)", corpus, "top1"):.2f} on the corpus. On the corpus the best
 recogniser is {corpus_best} ({corpus_best_top1:.3f} top-1, chance 0.167), and the ceiling, fitted on the corpus

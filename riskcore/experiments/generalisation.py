@@ -1,17 +1,17 @@
 """The generalisation experiment: recognisers judged on play they were not built from.
 
 Every agent family plays its own run (4 players, mission mode, mission-following settings where the family has a
-choice; `expert-blind` and `bsr-blind` are the same agents ignoring their mission, like `domination`), and the
+choice; `domination-blind`, `expert-blind` and `bsr-blind` are the same agents ignoring their mission), and the
 Domination corpus (games recorded by another program, `datasets/domination/corpus`) is imported as one more run.
 Protocol, leave one family out: for each held-out riskcore family every fitted recogniser (its grid point: PHATT
 weights, goal temperature, inverse planning's beta and lapse, the mixtures' beta, rho and temper) is chosen on the
-training families, those that share no agent with the held-out one (holding out `domination` also removes `mixed`,
-whose seats include it; holding out `expert` removes `expert-blind`), and the classifier is trained on their runs.
-For the Domination corpus every riskcore family trains: nothing is fitted on the corpus. The corpus's ceiling is the
-conditional logit (`recognition.conditional_logit`) cross-validated on the corpus itself (5 folds by game): how much
-of the mission that play reveals to a model that has seen it. Beside it, every family's mission lean
-(`recognition.mission_lean`): how much more its reinforcements and conquests land in its own card's continents
-than in the others', a property of the play that no recogniser's model enters.
+training families, those that share no agent with the held-out one (holding out `domination` also removes
+`domination-blind` and `mixed`, whose seats include it; holding out `expert` removes `expert-blind`), and the
+classifier is trained on their runs. For the Domination corpus every riskcore family trains: nothing is fitted on
+the corpus. The corpus's ceiling is the conditional logit (`recognition.conditional_logit`) cross-validated on the
+corpus itself (5 folds by game): how much of the mission that play reveals to a model that has seen it. Beside it,
+every family's mission lean (`recognition.mission_lean`): how much more its reinforcements and conquests land in
+its own card's continents than in the others', a property of the play that no recogniser's model enters.
 
 Grid points are chosen by the lowest mean log loss over the training families, except for the open-goal mixture,
 the recogniser meant for players of unknown style: it must know when it does not know, so its grid point is the
@@ -78,10 +78,12 @@ FAMILIES = (
     Family("minimax", ("minimax:mission_weight=1",), slow=True),
     Family("mcs", ("mcs:playouts=6:mission_weight=1",), slow=True),
     Family("gb", ("gb",), slow=True),
-    Family("domination", ("domination",), follows_mission=False),
+    Family("domination-blind", ("domination",), follows_mission=False),
     Family("mixed", ("mission", "expert:mission_weight=1", "bsr:mission_weight=1", "domination")),
     Family("expert-blind", ("expert",), follows_mission=False),
     Family("bsr-blind", ("bsr",), follows_mission=False),
+    # last: a family's games come from seed + its position, so the families above keep theirs
+    Family("domination", ("domination:mission_weight=1",)),
 )
 CORPUS_RUN = "gen-domination-corpus"
 
