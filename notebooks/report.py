@@ -295,25 +295,26 @@ say(f"""
 families, and games recorded by another program? And does a recogniser know when it does not know?
 
 **What was done.** Each agent family plays its own four-player mission games ({family_games.max():,} games; the
-search agents {family_games.min():,}): {agent_list(mission_families)} follow their missions; {agent_list(blind_families)} ignore
-them ({", ".join(blind_families)}). The Domination corpus is {gen_games.get(CORPUS_RUN, 0):,} games of another
-program's AI, imported from its command logs. Leave one family out: for each held-out family, every fitted
-recogniser is chosen, and the classifier trained, on the families that share no agent with it (holding out
-`domination` also sets `domination-blind` and the mixed table aside), and nothing is fitted on the corpus. Two
-recognisers are built for unknown players. The **play-style mixture** is inverse planning in which each player
-is explained by one of several models of play, goal-directed (the mission agent at four focus levels) or
-mission-blind (greedy conquest, continent seeking, random), inferred per player along with the mission, each
-choice's likelihood tempered because consecutive choices made for one reason are not independent evidence. The
-**open-goal mixture** adds the goal-directed model's mission-blind twin: a player pursuing a goal of their own,
-any one to three continents, kept for the game whatever the card. A player heading for continents no card names is explained by it and leaves the
-cards at the prior; one heading for a card's continents is explained by both, and the card wins only by Occam's
-factor. It is meant to know when it does not know, so its grid point (its prior weight on goal-directed play and
-its tempering) is the best among those no worse than uniform on every training family. Both mixtures also use
-one fact that holds whatever the style of play: a completed mission ends the game, so a card the player's
-territories already complete is not theirs and is ruled out. The corpus's ceiling, how much of the mission that
-play reveals to a model that has seen it, is a conditional logit cross-validated on the corpus itself: it scores
-every mission with the same seven weights on what the player did in that mission's territories, few enough to fit
-on a few hundred players (the multinomial classifier, one set of weights per card, overfits them).
+search agents {family_games.min():,}): {agent_list(mission_families)} follow their missions;
+{agent_list(blind_families)} ignore them ({", ".join(blind_families)}). The Domination corpus is
+{gen_games.get(CORPUS_RUN, 0):,} games of another program's AI, imported from its command logs. Leave one family
+out: for each held-out family, every fitted recogniser is chosen, and the classifier trained, on the families that
+share no agent with it (holding out `domination` also sets `domination-blind` and the mixed table aside), and
+nothing is fitted on the corpus. Two recognisers are built for unknown players. The **play-style mixture** is
+inverse planning in which each player is explained by one of several models of play, goal-directed (the mission
+agent at four focus levels) or mission-blind (greedy conquest, continent seeking, random), inferred per player along
+with the mission, each choice's likelihood tempered because consecutive choices made for one reason are not
+independent evidence. The **open-goal mixture** adds the goal-directed model's mission-blind twin: a player pursuing
+a goal of their own, any one to three continents, kept for the game whatever the card. A player heading for
+continents no card names is explained by it and leaves the cards at the prior; one heading for a card's continents
+is explained by both, and the card wins only by Occam's factor. It is meant to know when it does not know, so its
+grid point (its prior weight on goal-directed play and its tempering) is the best among those no worse than uniform
+on every training family. Both mixtures also use one fact that holds whatever the style of play: a completed mission
+ends the game, so a card the player's territories already complete is not theirs and is ruled out. The corpus's
+ceiling, how much of the mission that play reveals to a model that has seen it, is a conditional logit
+cross-validated on the corpus itself: it scores every mission with the same seven weights on what the player did in
+that mission's territories, few enough to fit on a few hundred players (the multinomial classifier, one set of
+weights per card, overfits them).
 
 **What the figures show.** On the mission-following families the best recogniser's top-1 at the end of the window
 reaches 0.60 on {len(reached)} of {len(mission_families)}
