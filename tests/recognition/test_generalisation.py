@@ -49,6 +49,13 @@ def test_training_families_share_no_agent_with_the_held_out_one():
     assert set(names(g.CORPUS)) == {f.name for f in g.FAMILIES}
 
 
+def test_every_agent_played_blind_is_also_played_following_its_mission():
+    single = [f for f in g.FAMILIES if len(f.agents) == 1]
+    blind = {a for f in single if not f.follows_mission for a in f.agent_names}
+    following = {a for f in single if f.follows_mission for a in f.agent_names}
+    assert blind and blind <= following
+
+
 def test_tempering_moves_the_mixture_posterior_towards_the_prior(small_run):
     ensure_features("mixed", "cards6", small_run, workers=1)
     f = load_features("mixed", "cards6", small_run)
