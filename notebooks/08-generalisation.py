@@ -55,7 +55,7 @@ table(m, "top1", 1.0)
 
 # %%
 end = m[(m.point == 1.0) & m.recogniser.isin(shown)]
-fig, axes = plt.subplots(1, 2, figsize=(14, 4.6))
+fig, axes = plt.subplots(1, 2, figsize=(14, 5.2))
 colours = dict(zip(shown, plt.get_cmap("tab10").colors))
 width = 0.8 / len(shown)
 x = np.arange(len(families))
@@ -68,9 +68,11 @@ for ax, metric in zip(axes, ("top1", "log_loss")):
     ax.axhline(1 / 6 if metric == "top1" else np.log(6), ls="--", color="k", lw=1)
     ax.set_xticks(x, families, rotation=30, ha="right")
     ax.set_ylabel("top-1 at 100% observed" if metric == "top1" else "log loss at 100% observed")
-axes[0].legend(fontsize=7, ncol=2)
 axes[1].set_ylim(0, min(6, axes[1].get_ylim()[1]))
-fig.tight_layout()
+# below the charts: inside, the legend hides the tallest bars
+handles, labels = axes[0].get_legend_handles_labels()
+fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+fig.tight_layout(rect=(0, 0.1, 1, 1))
 save_figure(fig, "generalisation-by-family")
 
 # %% [markdown]
