@@ -1,5 +1,8 @@
 """Notebook kernels: unique Unix sockets, not probed TCP ports; shut down without an interrupt first."""
 
+import asyncio
+import signal
+
 from riskcore.kernels import IpcKernelManager
 
 
@@ -10,9 +13,6 @@ def test_kernel_managers_use_ipc_sockets_under_distinct_paths():
 
 
 def test_a_kernel_is_shut_down_without_an_interrupt_but_can_still_be_interrupted():
-    import asyncio
-    import signal
-
     async def run() -> list[int]:
         km = IpcKernelManager(kernel_name="python3")
         sent = []
