@@ -42,6 +42,15 @@ class Attack:
 
 
 @dataclass(frozen=True, slots=True)
+class Retreat:
+    """Call off the battle of single rolls in progress (the pair the last roll attacked, which it did not take).
+
+    Attacking another pair, or ending the attack phase, ends a battle too; a retreat says so explicitly, as a
+    recorded program's players do (`riskcore.domination`), so a battle's end is in the trace: a recogniser that
+    counts battles must not merge a retreat and a new attack on the same pair."""
+
+
+@dataclass(frozen=True, slots=True)
 class Occupy:
     """After a conquest, move `armies` from the attacking territory into the conquered one."""
     armies: int
@@ -65,4 +74,4 @@ class EndTurn:
     """End the turn without fortifying."""
 
 
-Action = Claim | Place | Trade | Attack | Occupy | EndAttack | Fortify | EndTurn
+Action = Claim | Place | Trade | Attack | Retreat | Occupy | EndAttack | Fortify | EndTurn

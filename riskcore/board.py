@@ -3,7 +3,9 @@
 A board file is JSON with `continents` (name, bonus, territories), `borders` (pairs of territory names), `cards`
 (territory -> infantry|cavalry|artillery), `wild_cards`, `colours`, optional `positions` (x, y for pictures) and
 `missions` (see `riskcore.missions`). `classic.json` is the printed board (42 territories, 83 borders);
-`small.json` is a 10-territory board for fast tests and exhaustive search.
+`small.json` is a 10-territory board for fast tests and exhaustive search. A file may instead name a `base` board
+and the borders it lacks (`remove_borders`): `classic-domination-81` and `-82` are the maps Domination recordings
+were played on.
 """
 
 from __future__ import annotations
@@ -243,10 +245,30 @@ def load_board(name_or_path: str | Path = "classic") -> Board:
     if not path.exists():
         known = sorted(p.stem for p in BOARDS_DIR.glob("*.json"))
         raise BoardError(f"board {key!r} not found (packaged boards: {known}, or give a path to a JSON file)")
+    board = board_from_dict(_read_spec(path), source=str(path))
+    _CACHE[key] = board
+    return board
+
+
+def _read_spec(path: Path, depth: int = 0) -> dict[str, Any]:
+    """A board file's specification; one that names a `base` board takes the base's entries, its own on top, and
+    drops the borders it lists in `remove_borders` (a recording program's map that lacks a few of them)."""
     try:
         spec = json.loads(path.read_text())
     except json.JSONDecodeError as exc:
         raise BoardError(f"board {path}: invalid JSON: {exc}") from None
-    board = board_from_dict(spec, source=str(path))
-    _CACHE[key] = board
-    return board
+    if not isinstance(spec, dict) or "base" not in spec:
+        return spec
+    _require(depth < 4, f"board {path}: too many nested bases")
+    base_path = BOARDS_DIR / f"{spec['base']}.json"
+    _require(base_path.exists(), f"board {path}: base board {spec['base']!r} not found")
+    merged = {**_read_spec(base_path, depth + 1),
+              **{k: v for k, v in spec.items() if k not in ("base", "remove_borders")}}
+    borders = [tuple(b) for b in merged["borders"]]
+    for pair in spec.get("remove_borders", []):
+        found = [b for b in borders if set(b) == set(pair)]
+        _require(len(found) == 1, f"board {path}: remove_borders names {pair!r}, not a border of "
+                                  f"{spec['base']!r}")
+        borders.remove(found[0])
+    merged["borders"] = [list(b) for b in borders]
+    return merged

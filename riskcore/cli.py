@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the recording program's mission list: the 6 continent missions or all 14")
     im.add_argument("--drop-empty-battles", action="store_true",
                     help="drop battles retreated before any roll (kept by default as failed attacks)")
+    im.add_argument("--borders", type=int, choices=[81, 82, 83], default=83,
+                    help="the map the games were played on: 81 borders (Domination's risk.map), 82 (the reference "
+                         "study's map, its human games) or all 83; adjacency matters to the reference's recogniser")
+    im.add_argument("--skip-invalid", action="store_true",
+                    help="import every game that replays and list each one that does not with its file, line and "
+                         "reason (default: one bad game stops the import, nothing written)")
     _data_dir(im)
 
     d = add("db", help="database schema and row counts; --rebuild re-derives it from the Parquet traces")
@@ -130,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--checkpoints", choices=["window", "game", "both"], default="window",
                    help="checkpoints as shares of each player's observation window, or of the game's turn ends "
                         "with setup turns (the reference's %% of game)")
+    v.add_argument("--reading", choices=["card", "explanation"], default="card",
+                   help="top-1 printed: card level (a card's probability sums its explanations) or the reference's "
+                        "published reading (the most probable explanation's card, ties split); both are stored")
     _data_dir(v)
 
     x = add("experiment", help="run a named experiment end to end (recognition, generalisation or search)")
@@ -256,11 +265,18 @@ def cmd_replay(a) -> None:
 def cmd_import(a) -> None:
     from riskcore.domination import import_logs
 
-    counts, summary = import_logs(a.logs, a.run, a.data_dir, a.missions, a.drop_empty_battles)
+    counts, summary = import_logs(a.logs, a.run, a.data_dir, a.missions, a.drop_empty_battles, a.borders,
+                                  a.skip_invalid)
     ignored = ", ".join(f"{k}: {v}" for k, v in sorted(summary.ignored.items())) or "none"
-    print(f"run {a.run!r}: {summary.games} game(s) from {len(a.logs)} log(s); battles retreated before any roll: "
-          f"{summary.empty_battles} ({'dropped' if a.drop_empty_battles else 'kept'}); ignored commands: {ignored}; "
+    runs = ", ".join(f"{name!r} ({n} game(s))" for name, n in summary.runs.items())
+    print(f"run(s) {runs} on the {a.borders}-border map: {summary.games} game(s) from {len(a.logs)} log(s); "
+          f"battles retreated before any roll: {summary.empty_battles} "
+          f"({'dropped' if a.drop_empty_battles else 'kept'}); ignored commands: {ignored}; "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    if summary.skipped:
+        print(f"skipped {len(summary.skipped)} game(s) that do not replay:")
+        for reason in summary.skipped:
+            print(f"  {reason}")
 
 
 def cmd_db(a) -> None:
@@ -317,14 +333,17 @@ def cmd_recognize(a) -> None:
 
 
 def cmd_evaluate(a) -> None:
+    from riskcore.recognition.metrics import READINGS
     from riskcore.recognition.pipeline import evaluate, top1_table
 
     clocks = ("window", "game") if a.checkpoints == "both" else (a.checkpoints,)
     metrics = evaluate(a.run, a.data_dir, n_boot=a.bootstrap, clocks=clocks)
+    reading = ("card level" if a.reading == "card" else
+               "the reference's reading (the most probable explanation's card, ties split)")
     for clock in clocks:
         what = "the observation window" if clock == "window" else "the game's turn ends, setup turns included"
-        print(f"top-1 accuracy, card level, by share of {what} (95% bootstrap CI), run {a.run!r}:")
-        print(top1_table(metrics[metrics.clock == clock]).to_string())
+        print(f"top-1 accuracy, {reading}, by share of {what} (95% bootstrap CI), run {a.run!r}:")
+        print(top1_table(metrics[metrics.clock == clock], READINGS[a.reading]).to_string())
 
 
 def cmd_experiment(a) -> None:

@@ -15,13 +15,15 @@ the program); `games.first_seat` keeps the program's number of that seat and `pl
 Battles: a Domination battle is a sequence of rolls in which both sides choose their dice every roll (the
 defender too). riskcore's whole battle lets both sides always roll the most dice, which cannot express that, so
 every roll is one single-roll `attack` event with its own dice and losses (replayed exactly: dice limits, losses,
-and the armies to move in after the last roll are all checked). A battle retreated before any roll has no roll to
-record; it is kept as a whole-battle event with no losses (`stop_at` = the attacker's rolling armies), the failed
-attack the reference's recogniser counted, unless `drop_empty_battles`.
+and the armies to move in after the last roll are all checked), and a `retreat` after rolls is a `retreat` event,
+so two battles on one pair stay two. A battle retreated before any roll has no roll to record; it is kept as a
+whole-battle event with no losses (`stop_at` = the attacker's rolling armies), the failed attack the reference's
+recogniser counted, unless `drop_empty_battles`.
 
 The rules the replay needs and riskcore takes as options: fixed or increasing card values, the program's card
-symbols (board `classic-domination`: the classic map with the program's deck), and the +2 of a traded card on the
-first owned card of every trade (`trade_bonus="every_trade"`). Commands the recording program ignored, a placement
+symbols (board `classic-domination`: the classic map with the program's deck; `-81` and `-82`: the program's maps
+with fewer borders, as a log may have been recorded on), and the +2 of a traded card on the first owned card of
+every trade (`trade_bonus="every_trade"`). Commands the recording program ignored, a placement
 after the reserve is spent, are skipped and counted in the summary.
 """
 
@@ -36,7 +38,7 @@ from typing import Sequence
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Trade
+from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Retreat, Trade
 from riskcore.board import load_board
 from riskcore.chance import TraceError
 from riskcore.config import GameConfig
@@ -84,9 +86,16 @@ class ImportSummary:
     games: int = 0
     ignored: dict[str, int] = field(default_factory=dict)  # commands the recording program ignored, by kind
     empty_battles: int = 0  # battles retreated before any roll (kept or dropped)
+    skipped: list[str] = field(default_factory=list)  # "FILE:LINE: reason" of each game that did not replay
+    runs: dict[str, int] = field(default_factory=dict)  # the runs written and their games
 
     def count(self, kind: str) -> None:
         self.ignored[kind] = self.ignored.get(kind, 0) + 1
+
+    def merge(self, other: "ImportSummary") -> None:
+        for kind, n in other.ignored.items():
+            self.ignored[kind] = self.ignored.get(kind, 0) + n
+        self.empty_battles += other.empty_battles
 
 
 def read_lines(path: Path) -> list[Line]:
@@ -169,10 +178,10 @@ class LogChance:
         return card
 
 
-def program_rules(n_players: int, mode: str, card_values: str) -> GameConfig:
+def program_rules(n_players: int, mode: str, card_values: str, board: str = BOARD) -> GameConfig:
     """riskcore's rule options that match the program's: +2 on every trade, cards straight back into the deck,
     setup placement continuing the deal's rotation; no turn cap (a recorded game ends when it ended)."""
-    return GameConfig(board=BOARD, n_players=n_players, mode=mode, card_values=card_values,
+    return GameConfig(board=board, n_players=n_players, mode=mode, card_values=card_values,
                       trade_bonus="every_trade", card_recycle="at_once", setup_start="after_deal", turn_cap=100_000)
 
 
@@ -193,14 +202,15 @@ class GameImport:
 
     record: GameRecord
     card_values: str
+    path: Path
 
 
 class Replayer:
     """Drives riskcore's engine with one game's commands."""
 
     def __init__(self, path: Path, lines: list[Line], summary: ImportSummary, mission_list: tuple[str, ...],
-                 drop_empty_battles: bool):
-        self.path, self.lines, self.summary = path, lines, summary
+                 drop_empty_battles: bool, board: str = BOARD):
+        self.path, self.lines, self.summary, self.board = path, lines, summary, board
         self.mission_list, self.drop_empty = mission_list, drop_empty_battles
         self.i = 0
         self._chosen: list[int] = []  # the wild cards of the trade being read
@@ -285,7 +295,7 @@ class Replayer:
         seats, (mode, card_values), first, mission_names, deal = self.head()
         n = len(seats)
         order = [(first + s) % n for s in range(n)]  # riskcore seat s is the program's seat order[s]
-        board = load_board(BOARD)
+        board = load_board(self.board)
         catalog = [m["name"] for m in board.missions]
 
         def mission_index(name: str) -> int:
@@ -295,7 +305,7 @@ class Replayer:
             return catalog.index(name)
 
         missions = [mission_index(mission_names[d]) for d in order] if mode == "mission" else []
-        config = program_rules(n, mode, card_values)
+        config = program_rules(n, mode, card_values, self.board)
         self.chance = LogChance(deal, missions)
         state = new_game(board, config, self.chance)
         self.state, self.config = state, config
@@ -316,7 +326,7 @@ class Replayer:
         names = [seats[d][1] for d in order]
         record = GameRecord(seed=0, agents=agents, state=state, actions=actions, missions=missions, names=names,
                             first_seat=first)
-        return GameImport(record, card_values)
+        return GameImport(record, card_values, self.path)
 
     def act(self, line: Line, action, defender_dice: int | None = None) -> int:
         try:
@@ -418,11 +428,13 @@ class Replayer:
                     return taken
                 continue
             if nxt is not None and nxt.command == "retreat":
-                self.take()
+                retreat = self.take()
                 if rolls == 0:
                     self.summary.empty_battles += 1
                     if not self.drop_empty:
                         taken += self.act(line, Attack(src, dst, None, int(s.armies[src]) - 1))  # no roll
+                elif s.battle is not None:  # the battle's end is in the trace (a new one may follow on the pair)
+                    taken += self.act(retreat, Retreat())
                 return taken
             if rolls:  # the program ends a battle itself when the attacker can roll no more
                 return taken
@@ -456,12 +468,24 @@ class Replayer:
         raise self.fail(nxt or dice_line, f"a conquest needs a move of {low}..{high} armies")
 
 
+BORDERS = {81: "classic-domination-81", 82: "classic-domination-82", 83: BOARD}  # the recording program's maps
+
+
 def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, missions: int = 6,
-                drop_empty_battles: bool = False) -> tuple[dict[str, int], ImportSummary]:
-    """Import every game of `logs` as run `run`: written and registered only when every game imported."""
+                drop_empty_battles: bool = False, borders: int = 83, skip_invalid: bool = False
+                ) -> tuple[dict[str, int], ImportSummary]:
+    """Import every game of `logs` as run `run`, replayed on the map of `borders` borders (a log does not say
+    which map it was recorded on; a recogniser whose observations depend on adjacency needs the right one).
+
+    Written and registered only when every game imported, unless `skip_invalid`: then every game that replays is
+    kept and each one that does not is listed in `summary.skipped` with its file, line and reason. Games of
+    different settings (mode, card values) go to one run per setting, `run` suffixed with the setting
+    (`summary.runs` names them); the counts returned are summed over the runs."""
     check_name("run", run)
     if missions not in (6, 14):
         raise ValueError("--missions must be 6 (the continent missions) or 14 (the full list)")
+    if borders not in BORDERS:
+        raise ValueError(f"--borders must be one of {sorted(BORDERS)} (the recording program's maps), not {borders}")
     mission_list = MISSIONS_6 if missions == 6 else MISSIONS_14
     summary = ImportSummary()
     games: list[GameImport] = []
@@ -470,16 +494,38 @@ def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, mi
         if not path.exists():
             raise LogError(f"{path}: no such log")
         for lines in split_games(read_lines(path)):
-            games.append(Replayer(path, lines, summary, mission_list, drop_empty_battles).play())
+            counted = ImportSummary()  # a skipped game's ignored commands are not counted
+            try:
+                games.append(Replayer(path, lines, counted, mission_list, drop_empty_battles, BORDERS[borders]).play())
+            except LogError as exc:
+                if not skip_invalid:
+                    raise
+                summary.skipped.append(str(exc))
+                continue
+            summary.merge(counted)
     if not games:
-        raise LogError("no game found in " + ", ".join(map(str, logs)))
+        raise LogError("no game found in " + ", ".join(map(str, logs))
+                       + (f" that replays ({len(summary.skipped)} skipped)" if summary.skipped else ""))
     summary.games = len(games)
-    kinds = {(g.record.state.config.mode, g.card_values) for g in games}
-    if len(kinds) > 1:
-        raise LogError(f"the logs mix game settings {sorted(kinds)}: import each into its own run")
-    mode, card_values = kinds.pop()
-    config = program_rules(max(g.record.state.n_players for g in games), mode, card_values)
-    return land(run, [g.record for g in games], config, [str(p) for p in logs], data_dir), summary
+    groups: dict[tuple[str, str], list[GameImport]] = {}
+    for g in games:
+        groups.setdefault((g.record.state.config.mode, g.card_values), []).append(g)
+    counts: dict[str, int] = {}
+    for (mode, card_values), members in sorted(groups.items()):
+        name = run if len(groups) == 1 else f"{run}-{_setting_suffix((mode, card_values), groups)}"
+        check_name("run", name)
+        config = program_rules(max(g.record.state.n_players for g in members), mode, card_values, BORDERS[borders])
+        sources = sorted({str(g.path) for g in members})
+        for k, v in land(name, [g.record for g in members], config, sources, data_dir).items():
+            counts[k] = counts.get(k, 0) + v
+        summary.runs[name] = len(members)
+    return counts, summary
+
+
+def _setting_suffix(setting: tuple[str, str], groups: dict[tuple[str, str], list]) -> str:
+    """The parts of a setting that differ between the groups: `fixed`, `mission-escalating`, ..."""
+    differ = [i for i in range(2) if len({key[i] for key in groups}) > 1]
+    return "-".join(setting[i] for i in differ)
 
 
 def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[str], data_dir: Path | None

@@ -1,12 +1,14 @@
 """The classic RISK rules as a state machine: `new_game`, `legal_actions`, `step`, with chance made explicit.
 
 Phases of a turn: reinforce (trade cards, place armies) -> attack (attack, occupy after a conquest) -> fortify.
-Setup comes first: territories dealt at random (or claimed in turn), then initial armies placed in turn,
-`setup_batch` at a time. Victory is checked after every action of a player's turn (never during setup: a mission
-held when setup ends is won by the player's first action): domination (all territories) or the acting player's
-secret mission (every player's after an elimination, since a destroy mission may fall back to 24 territories);
-a conquest counts once its armies have moved in, so the check follows the occupying move. Every state change is logged as an event tuple (`EVENT_FIELDS`), outcomes of chance included, so that
-`riskcore.replay` can rebuild every state from the log alone.
+A battle is one whole-battle attack, or single rolls on one pair until a conquest, another action, or an explicit
+retreat (`Retreat`, as recorded programs' players call battles off). Setup comes first: territories dealt at
+random (or claimed in turn), then initial armies placed in turn, `setup_batch` at a time. Victory is checked after
+every action of a player's turn (never during setup: a mission held when setup ends is won by the player's first
+action): domination (all territories) or the acting player's secret mission (every player's after an elimination,
+since a destroy mission may fall back to 24 territories); a conquest counts once its armies have moved in, so the
+check follows the occupying move. Every state change is logged as an event tuple (`EVENT_FIELDS`), outcomes of
+chance included, so that `riskcore.replay` can rebuild every state from the log alone.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Iterator
 import numpy as np
 
 from riskcore.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place,
-                              Trade)
+                              Retreat, Trade)
 from riskcore.board import Board
 from riskcore.cards import TERRITORY_BONUS, escalating_value, find_sets, fixed_value, is_set
 from riskcore.chance import Chance
@@ -60,6 +62,7 @@ class GameState:
         self.alive = [True] * self.n_players
         self.eliminated_by = np.full(len(board.colours), -1, dtype=np.int64)
         self.occupy: tuple[int, int, int] | None = None  # (src, dst, minimum move)
+        self.battle: tuple[int, int] | None = None  # (src, dst) of a battle of single rolls a retreat may end
         self.missions: list[Mission | None] = [None] * self.n_players
         self.winner = -1
         self.end_reason = ""
@@ -253,6 +256,11 @@ def _check_occupy(state: GameState, action: Occupy) -> None:
         _fail(f"must move between {low} and {state.armies[src] - 1} armies", action, state)
 
 
+def _check_retreat(state: GameState, action: Retreat) -> None:
+    if state.phase != ATTACK or state.battle is None:
+        _fail("a retreat ends a battle of single rolls that the last action began or went on with", action, state)
+
+
 def _check_end_attack(state: GameState, action: EndAttack) -> None:
     if state.phase != ATTACK:
         _fail("only the attack phase can be ended", action, state)
@@ -280,7 +288,7 @@ def _check_end_turn(state: GameState, action: EndTurn) -> None:
 
 # one rule-checker per action type: a dictionary look-up instead of a chain of isinstance tests on every action
 _CHECKS = {Claim: _check_claim, Place: _check_place, Trade: _check_trade, Attack: _check_attack,
-           Occupy: _check_occupy, EndAttack: _check_end_attack, Fortify: _check_fortify, EndTurn: _check_end_turn}
+           Retreat: _check_retreat, Occupy: _check_occupy, EndAttack: _check_end_attack, Fortify: _check_fortify, EndTurn: _check_end_turn}
 
 
 def check_action(state: GameState, action: Action) -> None:
@@ -322,6 +330,8 @@ def iter_legal_actions(state: GameState) -> Iterator[Action]:
                     for dice in range(1, min(3, int(armies[src]) - 1) + 1):
                         yield Attack(src, dst, dice)
                     yield Attack(src, dst, None, 0)
+        if state.battle is not None:
+            yield Retreat()
         yield EndAttack()
     elif phase == OCCUPY:
         src, _, low = state.occupy
@@ -346,6 +356,11 @@ def step(state: GameState, action: Action, defender_dice: int | None = None) -> 
     """
     check_action(state, action)
     me = state.current
+    battle, state.battle = state.battle, None  # only a single roll that leaves its battle open sets it again
+    if isinstance(action, Retreat):
+        src, dst = battle
+        state._emit("retreat", src=src, dst=dst, opponent=int(state.owner[dst]))
+        return
     if isinstance(action, Claim):
         state.owner[action.territory] = me
         state.owners_changed()
@@ -451,6 +466,8 @@ def _attack(state: GameState, action: Attack, defender_dice: int | None) -> None
     state._emit("attack", src=src, dst=dst, a_dice=a_dice, d_dice=d_dice, a_loss=a_loss, d_loss=d_loss,
                 conquered=conquered, opponent=defender, stop_at=action.stop_at)
     if not conquered:
+        if action.stop_at is None and state.armies[src] >= 2:
+            state.battle = (src, dst)
         return
     state.owner[dst] = me
     state.owners_changed()

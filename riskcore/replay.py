@@ -15,7 +15,8 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Trade
+from riskcore.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place,
+                              Retreat, Trade)
 from riskcore.board import load_board
 from riskcore.chance import TraceChance, TraceError
 from riskcore.config import GameConfig
@@ -44,6 +45,8 @@ def _action(row: dict) -> Action:
         if row["stop_at"] is None:
             return Attack(row["src"], row["dst"], row["attacker_dice"])
         return Attack(row["src"], row["dst"], None, row["stop_at"])
+    if kind == "retreat":
+        return Retreat()
     if kind == "occupy":
         return Occupy(row["armies"])
     if kind == "end_attack":

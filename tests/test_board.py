@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from riskcore.board import BoardError, board_from_dict, load_board
+from riskcore.paths import BOARDS_DIR
 
 
 def test_classic_board_has_42_territories_6_continents_83_borders(classic):
@@ -74,3 +75,22 @@ def test_bad_board_file_and_unknown_name(tmp_path):
         load_board(bad)
     with pytest.raises(BoardError, match="not found"):
         load_board("atlantis")
+
+
+def test_a_board_on_a_base_drops_the_borders_it_names(tmp_path, monkeypatch):
+    from riskcore import board as board_module
+
+    b81, b82 = load_board("classic-domination-81"), load_board("classic-domination-82")
+    full = load_board("classic-domination")
+    assert (full.n_borders, b81.n_borders, b82.n_borders) == (83, 81, 82)
+    i, s = b81.index("Iceland"), b81.index("Scandinavia")
+    assert full.adjacency[i, s] and not b81.adjacency[i, s] and b82.adjacency[i, s]
+    assert b81.territories == full.territories and (b81.card_symbol == full.card_symbol).all()
+    monkeypatch.setattr(board_module, "BOARDS_DIR", tmp_path)
+    (tmp_path / "classic-domination.json").write_text((BOARDS_DIR / "classic-domination.json").read_text())
+    (tmp_path / "bad.json").write_text('{"base": "classic-domination", "remove_borders": [["Peru", "Japan"]]}')
+    with pytest.raises(BoardError, match=r"remove_borders names \['Peru', 'Japan'\], not a border"):
+        load_board(str(tmp_path / "bad.json"))
+    (tmp_path / "orphan.json").write_text('{"base": "nowhere"}')
+    with pytest.raises(BoardError, match="base board 'nowhere' not found"):
+        load_board(str(tmp_path / "orphan.json"))

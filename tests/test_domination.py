@@ -103,9 +103,58 @@ def test_increasing_card_values_and_gzip(tmp_path):
     assert summary.games == 2 and '"card_values": "escalating"' in config
 
 
-def test_mixed_card_values_are_refused(tmp_path):
-    with pytest.raises(LogError, match="mix game settings"):
-        import_logs([FIXED[0], INCREASING[0]], "mixed", tmp_path)
+def test_mixed_card_values_go_to_one_run_per_setting(tmp_path):
+    counts, summary = import_logs([FIXED[0], INCREASING[0], FIXED[1]], "mixed", tmp_path)
+    assert summary.runs == {"mixed-escalating": 1, "mixed-fixed": 2}
+    runs = query("SELECT run, games, config FROM runs ORDER BY run", None, tmp_path)
+    assert runs.run.tolist() == ["mixed-escalating", "mixed-fixed"] and runs.games.tolist() == [1, 2]
+    assert '"card_values": "escalating"' in runs.config[0] and '"card_values": "fixed"' in runs.config[1]
+
+
+def test_the_map_a_game_was_recorded_on_is_the_runs_board(tmp_path):
+    import_logs(FIXED[:1], "on81", tmp_path, borders=81)
+    config = query("SELECT config FROM runs WHERE run = 'on81'", None, tmp_path).config[0]
+    assert '"board": "classic-domination-81"' in config
+    verify_game(RunTraces("on81", tmp_path), 0)
+    with pytest.raises(ValueError, match="--borders must be one of"):
+        import_logs(FIXED[:1], "x", tmp_path, borders=80)
+
+
+def test_a_game_across_a_border_its_map_lacks_is_refused(tmp_path):
+    """An attack Iceland -> Scandinavia (Domination ids 14 -> 15) is legal on 83 borders, not on 81."""
+    lines = FIXED[0].read_text().splitlines()
+    i = _first_attack(lines)
+    host = lines[i].split()[0]
+    across = lines[:i] + [f"{host} attack 14 15"] + lines[i + 1:]
+    log = write(tmp_path / "across.log", across)
+    with pytest.raises(LogError, match=rf"across\.log:{i + 1}: attack 14 15: not an attack the rules allow"):
+        import_logs([log], "across", tmp_path / "data", borders=81)
+
+
+def test_skip_invalid_keeps_every_game_that_replays_and_names_the_others(tmp_path):
+    lines = FIXED[0].read_text().splitlines()
+    truncated = write(tmp_path / "cut.log", lines[:len(lines) // 2])
+    with pytest.raises(LogError, match="truncated game"):
+        import_logs([FIXED[1], truncated, FIXED[2]], "skip", tmp_path / "data")
+    counts, summary = import_logs([FIXED[1], truncated, FIXED[2]], "skip", tmp_path / "data", skip_invalid=True)
+    assert summary.games == 2 and summary.runs == {"skip": 2}
+    assert len(summary.skipped) == 1 and re.match(rf"{re.escape(str(truncated))}:{len(lines) // 2}: truncated",
+                                                  summary.skipped[0])
+    with pytest.raises(LogError, match=r"no game found .* that replays \(1 skipped\)"):
+        import_logs([truncated], "none", tmp_path / "data", skip_invalid=True)
+
+
+def test_a_retreat_after_rolls_is_an_event_so_two_battles_on_a_pair_stay_two(tmp_path):
+    corpus = paths.datasets_dir() / "domination" / "corpus" / "dom-000-3p.log.gz"
+    import_logs([corpus], "retreats", tmp_path, borders=81)
+    ev = query("SELECT seq, kind, src, dst FROM events WHERE run = 'retreats' AND turn = 2 AND kind IN "
+               "('attack', 'retreat') ORDER BY seq", None, tmp_path)
+    kinds = ev.kind.tolist()
+    # the log's second turn: attack 29 36, rolls, retreat, attack 29 36 (China -> Mongolia) again, ...
+    first_retreat = kinds.index("retreat")
+    assert kinds[first_retreat + 1] == "attack" and kinds[first_retreat + 2] == "attack"
+    assert (ev.src[first_retreat], ev.dst[first_retreat]) == (ev.src[first_retreat + 1], ev.dst[first_retreat + 1])
+    verify_game(RunTraces("retreats", tmp_path), 0)
 
 
 def write(path: Path, lines: list[str]) -> Path:
@@ -186,7 +235,7 @@ def test_bad_logs_name_file_and_line(tmp_path):
 def test_cli_import_and_errors(tmp_path, capsys):
     data = tmp_path / "data"
     assert main(["import", "domination", str(FIXED[0]), "--run", "cli", "--data-dir", str(data)]) == 0
-    assert "1 game(s) from 1 log(s)" in capsys.readouterr().out
+    assert "'cli' (1 game(s)) on the 83-border map: 1 game(s) from 1 log(s)" in capsys.readouterr().out
     missing = tmp_path / "missing.log"
     assert main(["import", "domination", str(missing), "--run", "cli2", "--data-dir", str(data)]) == 2
     assert f"{missing}: no such log" in capsys.readouterr().err

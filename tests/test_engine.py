@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Trade
+from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Retreat, Trade
 from riskcore.config import ConfigError, GameConfig
 from riskcore.engine import ATTACK, FORTIFY, OCCUPY, OVER, REINFORCE, _begin_turn, legal_actions, step
 from tests.helpers import ScriptedChance, position
@@ -90,6 +90,27 @@ def test_full_battle_may_end_one_below_stop_at_but_not_mid_battle(small):
                  chance=ScriptedChance(battles=[(1, 1)]))
     with pytest.raises(IllegalAction, match="impossible"):
         step(s, Attack(N3, E1, None, stop_at=2))
+
+
+def test_a_retreat_ends_the_battle_of_single_rolls_the_last_action_left_open(small):
+    s = position(small, [0, 0, 0, 1, 1, 1, 1, 1, 1, 1], [1, 1, 8, 5, 1, 1, 1, 1, 1, 1],
+                 chance=ScriptedChance(battles=[(1, 1), (2, 0)]))
+    assert Retreat() not in legal_actions(s)
+    with pytest.raises(IllegalAction, match="a retreat ends a battle of single rolls"):
+        step(s, Retreat())
+    step(s, Attack(N3, E1, dice=2))
+    assert Retreat() in legal_actions(s)
+    step(s, Retreat())
+    assert s.log[-1][4:7] == ("retreat", N3, E1) and s.log[-1][13] == 1  # the defender
+    assert (s.armies[N3], s.armies[E1], s.phase) == (7, 4, ATTACK)
+    with pytest.raises(IllegalAction, match="a retreat ends"):
+        step(s, Retreat())  # no battle open any more
+    step(s, Attack(N3, E1, None, stop_at=5))  # a whole battle ends itself
+    assert Retreat() not in legal_actions(s)
+    s = position(small, [0, 0, 0, 1, 1, 1, 1, 1, 1, 1], [1, 1, 3, 5, 1, 1, 1, 1, 1, 1],
+                 chance=ScriptedChance(battles=[(2, 0)]))
+    step(s, Attack(N3, E1, dice=2))  # down to one army: the battle is over
+    assert Retreat() not in legal_actions(s)
 
 
 def test_elimination_transfers_cards_and_forces_trade_at_six(small):

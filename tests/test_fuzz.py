@@ -90,3 +90,20 @@ def test_a_seeded_batch_of_games_over_random_configurations_keeps_the_rules(tmp_
 def test_a_fuzzed_game_is_reproducible_from_its_seed():
     assert fuzz_game(12345) == fuzz_game(12345)
     assert np.unique([fuzz_game(s)["board"] for s in range(20)]).size == 2
+
+
+def test_the_checker_accepts_the_retreats_of_a_recorded_game_and_refuses_a_stray_one():
+    from riskcore.domination import ImportSummary, MISSIONS_6, Replayer, read_lines, split_games
+    from riskcore.paths import datasets_dir
+
+    log = datasets_dir() / "domination" / "corpus" / "dom-000-3p.log.gz"
+    game = Replayer(log, split_games(read_lines(log))[0], ImportSummary(), MISSIONS_6, False,
+                    "classic-domination-81").play().record
+    config, rows = game.state.config, game.state.log
+    assert sum(r[F["kind"]] == "retreat" for r in rows) > 0
+    check_game(load_board(config.board), config, game.missions, rows)
+    i = next(i for i, r in enumerate(rows) if r[F["kind"]] == "retreat")
+    stray = rows[:i + 1] + [rows[i]] + rows[i + 1:]  # a second retreat: no battle is open any more
+    stray = [r[:F["seq"]] + (k,) + r[F["seq"] + 1:] for k, r in enumerate(stray)]
+    with pytest.raises(Violation, match="no open battle of single rolls precedes"):
+        check_game(load_board(config.board), config, game.missions, stray)

@@ -59,6 +59,7 @@ class EventChecker:
         self.bonus_used = False  # the +2 of a traded card, at most once a turn
         self.conquered = -1  # a territory just conquered, empty until the armies move in
         self.setup_left = [config.armies_per_player] * self.p
+        self.previous: tuple | None = None  # the event checked last
 
     def fail(self, row, what: str):
         raise Violation(f"event {row[F['seq']]} ({row[F['kind']]}, player {row[F['player']]}): {what}")
@@ -91,6 +92,7 @@ class EventChecker:
             if kind not in ("deal", "win", "draw", "eliminate") and not self.alive[p]:
                 self.fail(row, "an eliminated player acts")
             getattr(self, f"_{kind}")(row, p)
+            self.previous = row
             total = int(self.armies.sum())
             delta = total - before
             expected = {"deal": 1, "claim": 1, "place": row[F["armies"]], "reinforce": row[F["armies"]],
@@ -196,6 +198,14 @@ class EventChecker:
         self.hands[victim] = []
         self.alive[victim] = False
         self.eliminated_by[victim] = p
+
+    def _retreat(self, row, p) -> None:
+        """Only after a single roll by p on the same pair that took nothing and left p armies to roll on."""
+        s, d, previous = row[F["src"]], row[F["dst"]], self.previous
+        if previous is None or previous[F["kind"]] != "attack" or previous[F["player"]] != p \
+                or (previous[F["src"]], previous[F["dst"]]) != (s, d) or previous[F["stop_at"]] is not None \
+                or previous[F["conquered"]] or self.armies[s] < 2:
+            self.fail(row, f"a retreat from {s} -> {d} that no open battle of single rolls precedes")
 
     def _end_attack(self, row, p):
         pass

@@ -49,6 +49,7 @@ EVENT_COLUMNS = ("game_id", "seq", "turn", "player", "kind", "src", "dst", "armi
                  "defender_losses", "conquered", "opponent", "stop_at")
 _ODDS = win_probability_table(64)
 _CAP = _ODDS.shape[0] - 1
+MATRICES = ("owned_in", "attack_in", "fortify_in", "member_size", "consistent", "targets_in")  # (N, E) per observation
 CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_continent", "c_chosen")
 
 
@@ -64,6 +65,7 @@ class Features:
     consistent: np.ndarray  # (N, E) bool: observed action consistent with explanation
     hyp: Hypotheses
     truth: pd.DataFrame  # (game_id, player, mission, card index or -1, won, agent)
+    targets_in: np.ndarray  # (N, E) distinct enemy neighbours inside each explanation (after a conquest for one)
 
     @property
     def n(self) -> int:
@@ -74,7 +76,8 @@ class Features:
         rows = np.asarray(rows)
         mask = np.flatnonzero(rows) if rows.dtype == bool else rows
         return Features(self.obs.iloc[mask].reset_index(drop=True), self.owned_in[mask], self.attack_in[mask],
-                        self.fortify_in[mask], self.member_size[mask], self.consistent[mask], self.hyp, self.truth)
+                        self.fortify_in[mask], self.member_size[mask], self.consistent[mask], self.hyp, self.truth,
+                        self.targets_in[mask])
 
 
 def _cutoff(kinds: list[str]) -> int:
@@ -92,7 +95,7 @@ class Extractor:
     a game goes on: `recognition.online`). `parts` holds what `extract_game` returns for the events fed so far."""
 
     FIELDS = ("game_id", "player", "seq", "turn", "kind", "territory", "src", "n_owned", "n_attack", "n_fortify",
-              "owned_in", "attack_in", "fortify_in", "member_size", "consistent")
+              "n_targets", "owned_in", "attack_in", "fortify_in", "member_size", "consistent", "targets_in")
 
     def __init__(self, n_players: int, hyp: Hypotheses, extended: bool = False):
         board = hyp.board
@@ -118,25 +121,35 @@ class Extractor:
             adj_owned = self.adj @ o
             enemy_w = adj_owned * (1 - o)
             fort_w = adj_owned * o
+            targets = (enemy_w > 0).astype(np.int64)  # distinct enemy neighbours: the reference's attack options
             if len(self.cache) > 64:
                 self.cache.clear()
             self.cache[key] = (int(o.sum()), int(enemy_w.sum()), int(fort_w.sum()), m @ o, m @ enemy_w, m @ fort_w,
-                               m.sum(axis=1), m)
+                               m.sum(axis=1), m, int(targets.sum()), m @ targets)
         return self.cache[key]
 
-    def observe(self, ev, p: int, i: int, kind: str, t: int, src: int | None) -> None:
+    def observe(self, ev, p: int, i: int, kind: str, t: int, src: int | None) -> int:
+        """Append p's observation; returns its row in `parts` (-1: p is out of the game)."""
         if self.eliminated[p]:
-            return
-        n_owned, n_att, n_fort, own_in, att_in, fort_in, size, m = self.pending(p)
+            return -1
+        n_owned, n_att, n_fort, own_in, att_in, fort_in, size, m, n_targets, targets_in = self.pending(p)
         inside = m[:, t] if t >= 0 else np.ones(self.hyp.size, dtype=bool)
         consistent = ~inside if kind == "defend_lost" else inside
         out = self.parts
         for key, value in (("game_id", int(ev["game_id"][i])), ("player", p), ("seq", int(ev["seq"][i])),
                            ("turn", int(ev["turn"][i])), ("kind", KIND[kind]), ("territory", t),
                            ("src", -1 if src is None else src), ("n_owned", n_owned), ("n_attack", n_att),
-                           ("n_fortify", n_fort), ("owned_in", own_in), ("attack_in", att_in),
-                           ("fortify_in", fort_in), ("member_size", size), ("consistent", consistent)):
+                           ("n_fortify", n_fort), ("n_targets", n_targets), ("owned_in", own_in),
+                           ("attack_in", att_in), ("fortify_in", fort_in), ("member_size", size),
+                           ("consistent", consistent), ("targets_in", targets_in)):
             out[key].append(value)
+        return len(out["game_id"]) - 1
+
+    def retarget(self, row: int, p: int) -> None:
+        """Set a conquest's attack options to those after it (the reference computes them then)."""
+        n_targets, targets_in = self.pending(p)[8:]
+        self.parts["n_targets"][row] = n_targets
+        self.parts["targets_in"][row] = targets_in
 
     def continent_values(self, p: int) -> np.ndarray:
         """A mission-blind player's value of each territory (the `domination` agent's): its continent's value,
@@ -211,6 +224,7 @@ class Extractor:
                     and num("src", j) == num("src", i) and num("dst", j) == num("dst", i))
 
         battle_end = -1  # index of the last roll of the battle being read
+        attacker_row = -1  # the attacker's observation of that battle
         for i in range(len(kinds)):
             kind, p = kinds[i], int(ev["player"][i])
             dst, src, amount = num("dst", i), num("src", i), num("armies", i)
@@ -251,7 +265,7 @@ class Extractor:
                         return
                     won = bool(ev["conquered"][battle_end])
                     victim = int(ev["opponent"][i])
-                    self.observe(ev, p, i, "attack_won" if won else "attack_lost", dst, src)
+                    attacker_row = self.observe(ev, p, i, "attack_won" if won else "attack_lost", dst, src)
                     self.observe(ev, victim, i, "defend_lost" if won else "defend_won", dst, None)
                     if not self.eliminated[p]:
                         self.candidates(ev, p, i, src * n + dst, 0, attack=True)
@@ -261,6 +275,8 @@ class Extractor:
                     owner[dst] = p
                     self.version[p] += 1
                     self.version[int(ev["opponent"][i])] += 1
+                    if attacker_row >= 0:
+                        self.retarget(attacker_row, p)
             elif kind == "eliminate":
                 self.eliminated[int(ev["opponent"][i])] = True
 
@@ -297,11 +313,10 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "kind": pa.array([KINDS[k] for k in parts["kind"]], pa.string()),
         "territory": pa.array(parts["territory"], pa.int16()), "src": pa.array(parts["src"], pa.int16()),
         "n_owned": pa.array(parts["n_owned"], pa.int16()), "n_attack": pa.array(parts["n_attack"], pa.int16()),
-        "n_fortify": pa.array(parts["n_fortify"], pa.int16()),
+        "n_fortify": pa.array(parts["n_fortify"], pa.int16()), "n_targets": pa.array(parts["n_targets"], pa.int16()),
         "engine_version": pa.array([ENGINE_VERSION] * n)})
     e = hyp.size
-    stack = {k: np.asarray(parts[k]).reshape(n, e) if n else np.zeros((0, e)) for k in
-             ("owned_in", "attack_in", "fortify_in", "member_size", "consistent")}
+    stack = {k: np.asarray(parts[k]).reshape(n, e) if n else np.zeros((0, e)) for k in MATRICES}
     pend = pa.table({
         "run": pa.array([run] * (n * e)), "hypotheses": pa.array([hyp_name] * (n * e)),
         "game_id": pa.array(np.repeat(parts["game_id"], e), pa.int32()),
@@ -312,7 +327,8 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "attack_in": pa.array(stack["attack_in"].ravel(), pa.int16()),
         "fortify_in": pa.array(stack["fortify_in"].ravel(), pa.int16()),
         "member_size": pa.array(stack["member_size"].ravel(), pa.int16()),
-        "consistent": pa.array(stack["consistent"].ravel().astype(bool), pa.bool_())})
+        "consistent": pa.array(stack["consistent"].ravel().astype(bool), pa.bool_()),
+        "targets_in": pa.array(stack["targets_in"].ravel(), pa.int16())})
     m = len(parts["c_game_id"])
     cands = pa.table({
         "run": pa.array([run] * m), "hypotheses": pa.array([hyp_name] * m),
@@ -392,17 +408,20 @@ def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataF
     """Features straight from `extract_game` output (no database), e.g. for hand-made traces."""
     n, e = len(parts["game_id"]), hyp.size
     obs = pd.DataFrame({k: parts[k] for k in ("game_id", "player", "seq", "turn", "territory", "src", "n_owned",
-                                              "n_attack", "n_fortify")})
+                                              "n_attack", "n_fortify", "n_targets")})
     obs["kind"] = [KINDS[k] for k in parts["kind"]]
     obs["kind_code"] = np.asarray(parts["kind"], dtype=np.int64)
     obs["obs"] = _obs_index(parts)
     order = np.lexsort((obs.obs.to_numpy(), obs.player.to_numpy(), obs.game_id.to_numpy()))
-    mats = {k: np.asarray(parts[k]).reshape(n, e)[order] for k in
-            ("owned_in", "attack_in", "fortify_in", "member_size", "consistent")}
+    mats = {k: np.asarray(parts[k]).reshape(n, e)[order] for k in MATRICES}
     truth = truth if truth is not None else pd.DataFrame(columns=["game_id", "player", "card"])
-    return Features(obs.iloc[order].reset_index(drop=True), mats["owned_in"].astype(float),
-                    mats["attack_in"].astype(float), mats["fortify_in"].astype(float),
-                    mats["member_size"].astype(float), mats["consistent"].astype(bool), hyp, truth)
+    return _features(obs.iloc[order].reset_index(drop=True), mats, hyp, truth)
+
+
+def _features(obs: pd.DataFrame, mats: dict[str, np.ndarray], hyp: Hypotheses, truth: pd.DataFrame) -> Features:
+    return Features(obs, mats["owned_in"].astype(float), mats["attack_in"].astype(float),
+                    mats["fortify_in"].astype(float), mats["member_size"].astype(float),
+                    mats["consistent"].astype(bool), hyp, truth, mats["targets_in"].astype(float))
 
 
 def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None, extended: bool = False
@@ -412,10 +431,10 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
     config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
     try:
-        obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify "
-                    "FROM rec_observations WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs",
+        obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
+                    "n_targets FROM rec_observations WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs",
                     [run, hyp_name], data_dir)
-        pend = query("SELECT owned_in, attack_in, fortify_in, member_size, consistent FROM rec_pending "
+        pend = query(f"SELECT {', '.join(MATRICES)} FROM rec_pending "
                      "WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs, explanation",
                      [run, hyp_name], data_dir)
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
@@ -432,7 +451,5 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
     truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ? ORDER BY game_id, player",
                   [run], data_dir)
     truth["card"] = truth.mission.map({c: i for i, c in enumerate(hyp.cards)}).fillna(-1).astype(int)
-    f = Features(obs, mats["owned_in"].astype(float), mats["attack_in"].astype(float),
-                 mats["fortify_in"].astype(float), mats["member_size"].astype(float),
-                 mats["consistent"].astype(bool), hyp, truth)
+    f = _features(obs, mats, hyp, truth)
     return f if extended else f.select(~np.isin(obs.kind.to_numpy(), EXTENDED_KINDS))

@@ -1,7 +1,8 @@
 """Evaluation of mission recognition at the card level.
 
 Per (game, player) with a card in the hypothesis set, at each checkpoint of the observation window:
-top-1 (ties split: 1/|argmax set| when the true card is in it), top-3 (ties split the same way), spread (size of
+top-1 (ties split: 1/|argmax set| when the true card is in it; `top1_explanation`, the reference's published
+reading: the card of the most probable explanation, ties split), top-3 (ties split the same way), spread (size of
 the argmax set), rank of the true card (ties averaged), log loss (-ln p_true), Brier score (sum over cards of
 (p - 1[true])^2). The convergence point is the earliest window fraction (on a 5% grid) from which the true card is
 the unique argmax at every later point. Confidence intervals: 95% percentile bootstrap over games (players of a
@@ -13,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-METRICS = ("top1", "top3", "spread", "rank", "log_loss", "brier")
+METRICS = ("top1", "top3", "spread", "rank", "log_loss", "brier", "top1_explanation")
+READINGS = {"card": "top1", "explanation": "top1_explanation"}  # which top-1 a reading reports
 GRID = tuple(np.round(np.arange(0.05, 1.0001, 0.05), 2))
 EPS = 1e-12
 
@@ -34,6 +36,14 @@ def card_metrics(probs: np.ndarray, true: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"top1": top1, "top3": top3, "spread": spread.astype(float),
                          "rank": 1 + greater + (equal - 1) / 2, "log_loss": -np.log(np.clip(p_true, 1e-15, 1)),
                          "brier": ((probs - onehot) ** 2).sum(axis=1)})
+
+
+def explanation_top1(probs: np.ndarray, card_of: np.ndarray, true: np.ndarray) -> np.ndarray:
+    """The reference's published reading of explanation rows (M, E): the card of the most probable explanation,
+    ties split (1/|argmax set| for each tied explanation of the true card), against the true card index (M,)."""
+    top = probs >= probs.max(axis=1, keepdims=True) - EPS
+    hits = (top & (card_of[None, :] == true[:, None])).sum(axis=1)
+    return hits / top.sum(axis=1)
 
 
 def convergence_points(correct: pd.DataFrame) -> pd.Series:

@@ -17,8 +17,9 @@ Weighting schemes (all weights are parameters):
   w_e(consistent) = lam / C_e and w_e(inconsistent) = (1 - lam) / I_e (uniform 1 / (C_e + I_e) when C_e or I_e is 0).
   With lam = C_e / (C_e + I_e) it reduces to `equal`; a consistent action is strong evidence exactly when few
   pending actions are consistent.
-- `khan2013`: the reference implementation's own update, exactly (`khan2013_loglik`): unnormalised factors per
-  observation, setup placements and move-ins observed, a uniform prior over the explanations (`uses_extended_view`).
+- `khan2013`: the reference implementation's own update, exactly as the code that produced its published data ran
+  (`khan2013_loglik`): unnormalised factors per observation, setup placements and move-ins observed, a uniform prior
+  over the explanations (`uses_extended_view`); `variant=head` is the later code's successful-attack weight.
 Card trades are not in the pending set and leave the posterior unchanged; setup placements count as reinforcements.
 """
 
@@ -32,21 +33,23 @@ import numpy as np
 from riskcore.recognition.features import KIND, PENDING_KINDS, Features
 
 SCHEMES = ("equal", "simple", "proportional", "khan2013")
-# the reference implementation's constants: movement/placement, defence, and the attack bonuses w
-KHAN_OUTSIDE, KHAN_DEFENCE, KHAN_W_FAILED, KHAN_W_WON = 0.98, 0.02, 0.01, 0.02
-KHAN_FLOOR = 1e-12  # a factor the formula drives to zero or below (more than 1/w consistent options)
+KHAN_VARIANTS = ("thesis", "head")  # the code that produced the reference's data; its later successful-attack weight
+# the reference implementation's constants: Java float literals 0.98f and 1.02f widened to double (they show at
+# the 1e-9 level), and the attack bonuses w, doubles
+KHAN_OUTSIDE, KHAN_DEFENCE_WON = float(np.float32(0.98)), float(np.float32(1.02))
+KHAN_W_FAILED, KHAN_W_WON = 0.01, 0.02
 
 
 @dataclass(frozen=True)
 class PhattWeights:
     """Per-kind consistent (`c`) and inconsistent (`i`) weights, `lam` for the proportional scheme, and for
-    `khan2013` whether T / O is the original's integer division (`intdiv`)."""
+    `khan2013` which version of the reference's code (`variant`)."""
 
     scheme: str = "simple"
     c: dict[str, float] = field(default_factory=lambda: {k: 1.0 for k in PENDING_KINDS})
     i: dict[str, float] = field(default_factory=lambda: {k: 0.98 for k in PENDING_KINDS})
     lam: float = 0.7
-    intdiv: bool = False
+    variant: str = "thesis"
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -61,6 +64,9 @@ class PhattWeights:
                     raise ValueError(f"weight {name}.{k} must be positive, got {v}")
         if not 0 < self.lam < 1:
             raise ValueError(f"lam must be in (0, 1), got {self.lam}")
+        if self.variant not in KHAN_VARIANTS or (self.variant != "thesis" and self.scheme != "khan2013"):
+            raise ValueError(f"variant is one of {KHAN_VARIANTS} and belongs to scheme=khan2013, got "
+                             f"variant={self.variant!r} with scheme={self.scheme}")
 
     @classmethod
     def from_params(cls, params: Mapping[str, object]) -> "PhattWeights":
@@ -77,15 +83,11 @@ class PhattWeights:
                 if kind not in PENDING_KINDS:
                     raise ValueError(f"unknown action kind {kind!r} in weight {key!r}; known: {PENDING_KINDS}")
                 (c if which == "c" else i)[kind] = _number(key, value)
-            elif key not in ("scheme", "c", "i", "lam", "intdiv"):
-                raise ValueError(f"unknown PHATT parameter {key!r}: use scheme, c, i, lam, intdiv, or <kind>.c / "
+            elif key not in ("scheme", "c", "i", "lam", "variant"):
+                raise ValueError(f"unknown PHATT parameter {key!r}: use scheme, c, i, lam, variant, or <kind>.c / "
                                  "<kind>.i")
-        scheme = str(params.get("scheme", "simple"))
-        intdiv = params.get("intdiv", 0)
-        if intdiv not in (0, 1) or isinstance(intdiv, float) or (intdiv and scheme != "khan2013"):
-            raise ValueError(f"intdiv is 0 or 1 and belongs to scheme=khan2013, got intdiv={intdiv!r} with "
-                             f"scheme={scheme}")
-        return cls(scheme, c, i, _number("lam", params.get("lam", 0.7)), bool(intdiv))
+        return cls(str(params.get("scheme", "simple")), c, i, _number("lam", params.get("lam", 0.7)),
+                   str(params.get("variant", "thesis")))
 
     @property
     def uses_extended_view(self) -> bool:
@@ -99,7 +101,7 @@ class PhattWeights:
         if self.scheme == "equal":
             return (("scheme", "equal"),)
         if self.scheme == "khan2013":
-            return (("scheme", "khan2013"),) + ((("intdiv", 1),) if self.intdiv else ())
+            return (("scheme", "khan2013"),) + ((("variant", self.variant),) if self.variant != "thesis" else ())
         if self.scheme == "proportional":
             return (("scheme", "proportional"), ("lam", self.lam))
         out: list[tuple[str, object]] = [("scheme", self.scheme)]
@@ -138,7 +140,7 @@ def _observed_kind(f: Features) -> tuple[np.ndarray, np.ndarray]:
 def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """(N, E) log P(obs_i | e) under the weighting scheme; 0 for observations outside the pending set."""
     if w.scheme == "khan2013":
-        return khan2013_loglik(f, w.intdiv)
+        return khan2013_loglik(f, w.variant)
     kind, in_pending = _observed_kind(f)
     consistent = f.consistent
     if w.scheme == "equal":
@@ -168,16 +170,18 @@ def phatt_loglik(f: Features, w: PhattWeights, counts: tuple[np.ndarray, np.ndar
     return np.where(in_pending[:, None], ll, 0.0)
 
 
-def khan2013_loglik(f: Features, intdiv: bool = False) -> np.ndarray:
+def khan2013_loglik(f: Features, variant: str = "thesis") -> np.ndarray:
     """(N, E) log factor of each observation under the reference implementation's update (no normalisation over
-    the pending set; the posterior is renormalised after every observation).
+    the pending set; the posterior is renormalised after every observation). Checked value for value against the
+    reference's own output on 316 recorded games (`tests/recognition/test_khan2013_golden.py`).
 
-    Placement, reinforcement, fortify and move-in: x 1 inside the explanation's continents, else x 0.98.
-    Successful defence: x 1.02 inside, else x 1; failed defence: x 0.98 inside, else x 1. Attacks, with N the
-    attack options and C the consistent ones: base = (1 - w C) / N; a failed attack (w = 0.01) gives consistent
-    explanations base + w, the others base; a successful one (w = 0.02, C and T floored at 1) gives base +
-    w (1 - C / N) (T / O), T the owned territories inside the explanation and O all owned territories. In the
-    original T / O is an integer division (zero unless every owned territory is inside): `intdiv`.
+    Placement (setup or reinforcement, one factor per placing command), fortify and move-in: x 1 inside the
+    explanation's continents, else x 0.98f. Successful defence: x 1.02f inside, else x 1; failed defence: x 0.98f
+    inside, else x 1. Attacks, with N the attacker's distinct enemy neighbours and c_e those inside e (counted
+    after the conquest for a successful one): base_e = (1 - w c_e) / N; a failed attack (w = 0.01) gives base_e + w
+    inside, base_e outside; a successful one (w = 0.02) the same. `variant="head"`, the reference's later code
+    (not what produced its published numbers), weighs a successful attack differently: c_e floored at 1, inside
+    base_e + w (1 - c_e / N) floor(t_e / O), t_e the attacker's territories inside e (at least 1), O all of them.
     """
     code = f.obs.kind_code.to_numpy()
     defend_lost = code == KIND["defend_lost"]
@@ -186,17 +190,20 @@ def khan2013_loglik(f: Features, intdiv: bool = False) -> np.ndarray:
     moves = np.isin(code, [KIND[k] for k in ("reinforce", "place", "fortify", "occupy")])
     factor[moves] = np.where(inside[moves], 1.0, KHAN_OUTSIDE)
     won_def = code == KIND["defend_won"]
-    factor[won_def] = np.where(inside[won_def], 1.0 + KHAN_DEFENCE, 1.0)
-    factor[defend_lost] = np.where(inside[defend_lost], 1.0 - KHAN_DEFENCE, 1.0)
-    n_att = np.maximum(f.obs.n_attack.to_numpy(float), 1.0)[:, None]
-    lost = code == KIND["attack_lost"]
-    base = (1 - KHAN_W_FAILED * f.attack_in[lost]) / n_att[lost]
-    factor[lost] = np.where(inside[lost], base + KHAN_W_FAILED, base)
-    won = code == KIND["attack_won"]
-    c = np.maximum(f.attack_in[won], 1.0)
-    t = np.maximum(f.owned_in[won], 1.0)
-    o = np.maximum(f.obs.n_owned.to_numpy(float)[won], 1.0)[:, None]
-    share = np.floor(t / o) if intdiv else t / o
-    base = (1 - KHAN_W_WON * c) / n_att[won]
-    factor[won] = np.where(inside[won], base + KHAN_W_WON * (1 - c / n_att[won]) * share, base)
-    return np.log(np.maximum(factor, KHAN_FLOOR))
+    factor[won_def] = np.where(inside[won_def], KHAN_DEFENCE_WON, 1.0)
+    factor[defend_lost] = np.where(inside[defend_lost], KHAN_OUTSIDE, 1.0)
+    n = f.obs.n_targets.to_numpy(float)[:, None]
+    for kind, w in (("attack_lost", KHAN_W_FAILED), ("attack_won", KHAN_W_WON)):
+        rows = code == KIND[kind]
+        c, big_n, ins = f.targets_in[rows], n[rows], inside[rows]
+        if variant == "head" and kind == "attack_won":
+            c = np.maximum(c, 1.0)
+            owned = f.owned_in[rows] + ins  # the conquered territory is the attacker's now
+            share = np.floor(np.maximum(owned, 1.0) / (f.obs.n_owned.to_numpy(float)[rows, None] + 1))
+            bonus = w * (1 - c / np.maximum(big_n, 1)) * share
+        else:
+            bonus = w
+        base = (1 - w * c) / np.maximum(big_n, 1)
+        # no enemy neighbour left (N = 0): only the game-winning conquest, never observed; no evidence then
+        factor[rows] = np.where(big_n > 0, np.where(ins, base + bonus, base), 1.0)
+    return np.log(factor)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,8 @@ from riskcore.db import DataError, query, run_config, store_frames, store_frames
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, load_features
-from riskcore.recognition.metrics import GRID, card_metrics, convergence_points, paired, summarise
+from riskcore.recognition.metrics import (GRID, card_metrics, convergence_points, explanation_top1, paired,
+                                          summarise)
 from riskcore.recognition.posterior import evaluation_rows, group_starts
 from riskcore.recognition.recognisers import Recogniser
 
@@ -64,39 +66,52 @@ def _constant(value: str, n: int) -> pa.DictionaryArray:
 POINT_KINDS = ("fraction", "turn", "game")
 
 
-def game_clock_rows(f, turn_ends: pd.DataFrame, fractions: tuple[float, ...] = CHECKPOINTS) -> pd.DataFrame:
-    """Rows at fractions of the game (the reference's "% of game"): after ceil(x K) of the game's K turn ends,
-    setup turns included, each player's posterior after their last observation so far (row -1: none yet)."""
+def rows_at_turn_ends(f, turn_ends: pd.DataFrame) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Per (game, player) of `f`: the row of the player's last observation at or before each of the game's turn
+    ends (-1: none yet), as (game, player, rows)."""
     obs = f.obs
     starts = group_starts(f)
     seqs = obs.seq.to_numpy()
     ends = {g: grp.seq.to_numpy() for g, grp in turn_ends.groupby("game_id")}
-    out = []
     for lo, hi in zip(starts[:-1], starts[1:]):
         g, p = int(obs.game_id.iat[lo]), int(obs.player.iat[lo])
         game_ends = ends.get(g)
         if game_ends is None or not len(game_ends):
             continue
+        j = np.searchsorted(seqs[lo:hi], game_ends, side="right")
+        yield g, p, np.where(j > 0, lo + j - 1, -1)
+
+
+def game_clock_rows(f, turn_ends: pd.DataFrame, fractions: tuple[float, ...] = CHECKPOINTS) -> pd.DataFrame:
+    """Rows at fractions of the game (the reference's "% of game"): after ceil(x K) of the game's K turn ends,
+    setup turns included, each player's posterior after their last observation so far (row -1: none yet)."""
+    starts = group_starts(f)
+    n_obs = dict(zip(zip(f.obs.game_id.to_numpy()[starts[:-1]], f.obs.player.to_numpy()[starts[:-1]]),
+                     np.diff(starts)))
+    out = []
+    for g, p, rows in rows_at_turn_ends(f, turn_ends):
         for frac in fractions:
-            k = max(int(np.ceil(round(frac * len(game_ends), 9))), 1)
-            j = int(np.searchsorted(seqs[lo:hi], game_ends[k - 1], side="right"))
-            out.append((g, p, "game", float(frac), lo + j - 1 if j else -1, hi - lo))
+            k = max(int(np.ceil(round(frac * len(rows), 9))), 1)
+            out.append((g, p, "game", float(frac), int(rows[k - 1]), int(n_obs[g, p])))
     return pd.DataFrame(out, columns=["game_id", "player", "point_kind", "point", "row", "n_obs"])
 
 
 def turn_ends(run: str, data_dir: Path | None = None) -> pd.DataFrame:
-    """(game_id, seq) of every turn end after the deal: each setup turn (a player's run of setup placements) and
-    the last event of every later turn."""
+    """(game_id, seq) of every turn end after the deal, the reference's clock: each setup turn (a player's run of
+    setup placements) and the last event of every later turn but the one the game was won in (the reference's
+    output ends at the last turn end before the win)."""
     return query("""
-        WITH e AS (SELECT game_id, seq, turn, player, kind,
-                          lead(player) OVER w AS next_player, lead(kind) OVER w AS next_kind,
-                          lead(turn) OVER w AS next_turn
-                   FROM events WHERE run = ? AND kind NOT IN ('deal', 'claim', 'win')
-                   WINDOW w AS (PARTITION BY game_id ORDER BY seq))
-        SELECT game_id, seq FROM e
-        WHERE (turn = 0 AND kind = 'place' AND (next_kind IS DISTINCT FROM 'place' OR next_player <> player))
-           OR (turn > 0 AND next_turn IS DISTINCT FROM turn)
-        ORDER BY game_id, seq""", [run], data_dir)
+        WITH won AS (SELECT game_id, turn AS won_in FROM events WHERE run = ? AND kind = 'win'),
+        e AS (SELECT game_id, seq, turn, player, kind,
+                     lead(player) OVER w AS next_player, lead(kind) OVER w AS next_kind,
+                     lead(turn) OVER w AS next_turn
+              FROM events WHERE run = ? AND kind NOT IN ('deal', 'claim', 'win')
+              WINDOW w AS (PARTITION BY game_id ORDER BY seq))
+        SELECT e.game_id, e.seq FROM e LEFT JOIN won USING (game_id)
+        WHERE ((e.turn = 0 AND e.kind = 'place' AND (next_kind IS DISTINCT FROM 'place' OR next_player <> player))
+               OR (e.turn > 0 AND next_turn IS DISTINCT FROM e.turn))
+          AND e.turn IS DISTINCT FROM won.won_in
+        ORDER BY e.game_id, e.seq""", [run, run], data_dir)
 
 
 def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFrame | None = None,
@@ -222,12 +237,14 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
         e = hyp.size
         keys = grp.iloc[::e][["game_id", "player", "point"]].reset_index(drop=True)
         keys["point"] = keys.point.astype(float).round(2)  # stored as float32
-        probs = hyp.card_probs(grp.prob.to_numpy().reshape(-1, e))
+        explanations = grp.prob.to_numpy().reshape(-1, e)
+        probs = hyp.card_probs(explanations)
         keys = keys.merge(truth, on=["game_id", "player"], how="left")
         keys["card"] = keys.mission.map({c: i for i, c in enumerate(hyp.cards)}).fillna(-1).astype(int)
         ok = keys.card.to_numpy() >= 0
         keys, probs = keys[ok].reset_index(drop=True), probs[ok]
         m = card_metrics(probs, keys.card.to_numpy())
+        m["top1_explanation"] = explanation_top1(explanations[ok], hyp.card_of, keys.card.to_numpy())
         unique_top = (probs.argmax(axis=1) == keys.card.to_numpy()) & (m.spread.to_numpy() == 1)
         conv = convergence_points(keys.assign(correct=unique_top))
         df = pd.concat([keys, m], axis=1)

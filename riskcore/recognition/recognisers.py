@@ -4,7 +4,7 @@
 |---|---|---|
 | `uniform` | | the prior |
 | `goal` | temperature | goal completion (`baselines.goal_posterior`) |
-| `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam, intdiv | PHATT: equal / simple / proportional weights, or the
+| `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam, variant | PHATT: equal / simple / proportional weights, or the
 reference implementation's own update, `khan2013` (`phatt`) |
 | `inverse` | beta, focus, eps | Bayesian inverse planning with the mission agent (`inverse`) |
 | `mixture` | beta, eps, rho, temper, goals | inverse planning over a mixture of models of play, goal-directed and
@@ -183,7 +183,7 @@ def _phatt_label(w: PhattWeights) -> str:
     if w.scheme == "proportional":
         return f"PHATT proportional (lam {w.lam:g})"
     if w.scheme == "khan2013":
-        return "PHATT khan2013 (reference code" + (", integer T/O)" if w.intdiv else ")")
+        return "PHATT khan2013 (the reference's code" + (", its later version)" if w.variant == "head" else ")")
     extra = [f"{k} {v:g}" for k, v in params.items() if "." in k]
     return f"PHATT {w.scheme} ({params['c']:g} / {params['i']:g}" + "".join(f", {x}" for x in extra) + ")"
 

@@ -6,6 +6,7 @@ import pytest
 
 from riskcore.cli import main
 from riskcore.db import query
+from riskcore.recognition.features import load_features
 from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, evaluate, recognize, turn_ends
 from riskcore.recognition.recognisers import Recogniser
 
@@ -29,32 +30,37 @@ def _posteriors(data, setting, kind):
 
 
 def test_khan2013_spec_and_its_errors():
-    assert Recogniser.from_spec("phatt:scheme=khan2013:intdiv=1").setting == "phatt:scheme=khan2013:intdiv=1"
+    assert Recogniser.from_spec("phatt:scheme=khan2013:variant=head").setting == "phatt:scheme=khan2013:variant=head"
+    assert Recogniser.from_spec("phatt:scheme=khan2013:variant=thesis").setting == "phatt:scheme=khan2013"
     assert KHAN.extended and not SIMPLE.extended
-    with pytest.raises(ValueError, match="intdiv is 0 or 1 and belongs to scheme=khan2013"):
-        Recogniser.from_spec("phatt:scheme=simple:intdiv=1")
-    with pytest.raises(ValueError, match="intdiv is 0 or 1"):
-        Recogniser.from_spec("phatt:scheme=khan2013:intdiv=2")
+    with pytest.raises(ValueError, match="variant is one of .* and belongs to scheme=khan2013"):
+        Recogniser.from_spec("phatt:scheme=simple:variant=head")
+    with pytest.raises(ValueError, match="variant is one of"):
+        Recogniser.from_spec("phatt:scheme=khan2013:variant=2012")
 
 
-def test_turn_ends_count_setup_turns_and_every_later_turn(small_run):
+def test_turn_ends_count_setup_turns_and_every_later_turn_but_the_winning_one(small_run):
     ends = turn_ends("mixed", small_run).groupby("game_id").size()
     places = query("SELECT game_id, count(*) AS n FROM events WHERE run = 'mixed' AND kind = 'place' AND turn = 0 "
                    "GROUP BY game_id ORDER BY game_id", None, small_run).set_index("game_id").n
-    turns = query("SELECT game_id, turns FROM games WHERE run = 'mixed' ORDER BY game_id", None,
-                  small_run).set_index("game_id").turns
-    assert (ends == places + turns).all()
+    games = query("SELECT game_id, turns, winner >= 0 AS won FROM games WHERE run = 'mixed' ORDER BY game_id", None,
+                  small_run).set_index("game_id")
+    assert games.won.any() and (ends == places + games.turns - games.won.astype(int)).all()
 
 
 def test_game_clock_rows(recognised):
+    won_in = query("SELECT game_id, turn FROM events WHERE run = 'mixed' AND kind = 'win'", None,
+                   recognised).set_index("game_id").turn
     for rec in (KHAN, SIMPLE):
         game = _posteriors(recognised, rec.setting, "game")
-        window = _posteriors(recognised, rec.setting, "fraction")
         assert sorted(np.round(game.point.unique(), 2)) == list(CHECKPOINTS)
-        # at the end of the game both clocks see every observation
-        end_g = game[np.isclose(game.point, 1.0)].prob.to_numpy()
-        end_w = window[np.isclose(window.point, 1.0)].prob.to_numpy()
-        assert np.allclose(end_g, end_w)
+        # at the end of the game clock a player has seen every observation made before the winning turn
+        end = game[np.isclose(game.point, 1.0) & (game.explanation == 0)].set_index(["game_id", "player"]).n_seen
+        f = load_features("mixed", "cards6", recognised, extended=rec.extended)
+        turn = f.obs.turn.to_numpy()
+        before = f.obs[turn < f.obs.game_id.map(won_in).fillna(np.inf).to_numpy()]
+        seen = before.groupby(["game_id", "player"]).size()
+        assert (end == seen.reindex(end.index).fillna(0).astype(int)).all()
     # a tenth of the game is still setup: the standard view has seen nothing (its prior), khan2013 the placements
     early = _posteriors(recognised, SIMPLE.setting, "game")
     early = early[np.isclose(early.point, 0.1)]

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskcore.recognition.metrics import bootstrap_ci, card_metrics, convergence_points, paired
+from riskcore.recognition.metrics import bootstrap_ci, card_metrics, convergence_points, explanation_top1, paired
 
 
 def test_card_metrics_on_hand_cases():
@@ -42,3 +42,13 @@ def test_paired_comparison_detects_a_real_difference():
             for g in range(300) for s, p in (("a", 0.7), ("b", 0.3))]
     res = paired(pd.DataFrame(rows), "a", "b")
     assert res.difference[0] > 0.2 and res.ci_low[0] > 0 and res.p_value[0] < 0.01
+
+
+def test_the_references_reading_takes_the_top_explanations_card_ties_split():
+    card_of = np.array([0, 0, 0, 1, 2])  # card 0 has three explanations, cards 1 and 2 one each
+    probs = np.array([[0.2, 0.2, 0.2, 0.3, 0.1],   # card 0 leads at the card level, card 1 at the explanation level
+                      [0.3, 0.1, 0.0, 0.3, 0.3],   # three explanations tie: one of card 0, one of 1, one of 2
+                      [0.25, 0.25, 0.1, 0.2, 0.2]])  # two tied explanations, both of card 0
+    true = np.array([0, 0, 0])
+    assert explanation_top1(probs, card_of, true).tolist() == [0.0, pytest.approx(1 / 3), 1.0]
+    assert explanation_top1(probs, card_of, np.array([1, 2, 1])).tolist() == [1.0, pytest.approx(1 / 3), 0.0]

@@ -8,7 +8,7 @@ import pytest
 from riskcore.board import load_board
 from riskcore.recognition.features import extract_game, features_from_parts, load_features
 from riskcore.recognition.hypotheses import Explanation, Hypotheses, build_hypotheses
-from riskcore.recognition.phatt import PhattWeights, phatt_loglik
+from riskcore.recognition.phatt import KHAN_DEFENCE_WON, KHAN_OUTSIDE, PhattWeights, phatt_loglik
 from riskcore.recognition.pipeline import ensure_features
 from riskcore.recognition.posterior import cumulative_posterior
 from riskcore.replay import iter_replay, load_game
@@ -167,21 +167,23 @@ def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
 
 # ---- khan2013: the reference implementation's update ----------------------------------------------------------
 def test_khan2013_hand_worked(two_explanations):
-    """Player 0 owns N1-N3 and E1 (O = 4) with 3 attack options (N1-S3, E1-E2, E1-E4). Reinforcing E1 is inside
-    both explanations (x 1). Taking S3: North+East is inconsistent, C = 2 (E2, E4): base = (1 - 0.02 x 2) / 3;
-    East+South is consistent, C = 3 = N, so its bonus w (1 - C/N) T/O is 0: base = (1 - 0.02 x 3) / 3. Moving
-    into S3: x 0.98 for North+East only. Player 1 loses S3, inside East+South only: x 0.98 there."""
+    """Player 0 owns N1-N3 and E1. Reinforcing E1 is inside both explanations (x 1). Taking S3: the attack options
+    are counted after the conquest, the distinct enemy neighbours E2, E4, S1, S2 (N = 4). North+East holds 2 of
+    them and not S3: base = (1 - 0.02 x 2) / 4; East+South holds all 4 and S3: (1 - 0.02 x 4) / 4 + 0.02. Moving
+    into S3: x 0.98f for North+East only. Player 1 loses S3, inside East+South only: x 0.98f there."""
     parts = extract_game(_hand_trace(), 2, two_explanations, extended=True)
     f = features_from_parts(parts, two_explanations)
     w = PhattWeights.from_params({"scheme": "khan2013"})
     post = cumulative_posterior(f, phatt_loglik(f, w))
     mine = f.obs.player.to_numpy() == 0
     assert list(f.obs.kind[mine]) == ["reinforce", "attack_won", "occupy"]
-    a, b = 0.96 / 3 * 0.98, 0.94 / 3
+    a, b = 0.96 / 4 * KHAN_OUTSIDE, 0.92 / 4 + 0.02
     assert post[mine][0, 0] == pytest.approx(0.5)
     assert post[mine][2, 0] == pytest.approx(a / (a + b), abs=1e-12)
     theirs = post[~mine]
-    assert list(f.obs.kind[~mine]) == ["defend_lost"] and theirs[0, 0] == pytest.approx(1 / 1.98, abs=1e-12)
+    assert list(f.obs.kind[~mine]) == ["defend_lost"]
+    assert theirs[0, 0] == pytest.approx(1 / (1 + KHAN_OUTSIDE), abs=1e-12)
+    assert KHAN_OUTSIDE == 0.9800000190734863  # the Java float literal 0.98f, widened
 
 
 def test_extended_kinds_only_in_the_extended_view(two_explanations, features, small_run):
@@ -194,42 +196,59 @@ def test_extended_kinds_only_in_the_extended_view(two_explanations, features, sm
     assert (extended.obs.seq.to_numpy()[keep] == features.obs.seq.to_numpy()).all()
 
 
-def _khan_row(kind, inside, c, n, t, o, intdiv):
-    """One factor of the reference update, written out per row."""
+def _khan_row(kind, inside, c, n, t, o, variant):
+    """One factor of the reference update, written out per row (c, n: attack options inside and in all; t, o: the
+    attacker's territories inside and in all, before the conquest)."""
     if kind in ("reinforce", "place", "fortify", "occupy"):
-        return 1.0 if inside else 0.98
+        return 1.0 if inside else KHAN_OUTSIDE
     if kind == "defend_won":
-        return 1.02 if inside else 1.0
+        return KHAN_DEFENCE_WON if inside else 1.0
     if kind == "defend_lost":
-        return 0.98 if inside else 1.0
+        return KHAN_OUTSIDE if inside else 1.0
+    if n == 0:
+        return 1.0
     if kind == "attack_lost":
         base = (1 - 0.01 * c) / n
         return base + 0.01 if inside else base
     if kind == "attack_won":
-        c, t = max(c, 1), max(t, 1)
+        if variant == "head":
+            c = max(c, 1)
+            share = max(t + inside, 1) // (o + 1)
+            base = (1 - 0.02 * c) / n
+            return base + 0.02 * (1 - c / n) * share if inside else base
         base = (1 - 0.02 * c) / n
-        share = t // o if intdiv else t / o
-        return base + 0.02 * (1 - c / n) * share if inside else base
+        return base + 0.02 if inside else base
     return 1.0
 
 
-@pytest.mark.parametrize("intdiv", [0, 1])
-def test_khan2013_agrees_with_a_per_row_reference(features, small_run, intdiv):  # features: built once
+@pytest.mark.parametrize("variant", ["thesis", "head"])
+def test_khan2013_agrees_with_a_per_row_reference(features, small_run, variant):  # features: built once
     f = load_features("mixed", "cards6", small_run, extended=True)
-    ll = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "intdiv": intdiv}))
+    ll = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "variant": variant}))
     rng = np.random.default_rng(0)
     for r in rng.choice(f.n, 400, replace=False):
         kind = f.obs.kind.iat[r]
         for e in range(f.hyp.size):
             inside = (not f.consistent[r, e]) if kind == "defend_lost" else bool(f.consistent[r, e])
-            want = _khan_row(kind, inside, f.attack_in[r, e], f.obs.n_attack.iat[r], f.owned_in[r, e],
-                             f.obs.n_owned.iat[r], intdiv)
-            assert ll[r, e] == pytest.approx(np.log(max(want, 1e-12)), abs=1e-12), (kind, r, e)
+            want = _khan_row(kind, inside, f.targets_in[r, e], f.obs.n_targets.iat[r], f.owned_in[r, e],
+                             f.obs.n_owned.iat[r], variant)
+            assert ll[r, e] == pytest.approx(np.log(want), abs=1e-12), (kind, r, e)
 
 
-def test_khan2013_integer_division_only_changes_conquests_with_outside_territory(features, small_run):
+def test_khan2013_later_code_only_changes_conquests(features, small_run):
     f = load_features("mixed", "cards6", small_run, extended=True)
-    exact = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013"}))
-    floor = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "intdiv": 1}))
-    differs = np.flatnonzero((np.abs(exact - floor) > 1e-15).any(axis=1))
+    thesis = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013"}))
+    head = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "variant": "head"}))
+    differs = np.flatnonzero((np.abs(thesis - head) > 1e-15).any(axis=1))
     assert len(differs) > 0 and set(f.obs.kind.iloc[differs]) == {"attack_won"}
+
+
+def test_the_attack_options_of_a_conquest_are_those_after_it(two_explanations):
+    """Taking S3 from N1 turns S3's enemy neighbours S1, S2 into options and removes S3: 3 -> 4 distinct targets
+    (E2, E4, S3 before; E2, E4, S1, S2 after); the pairs count before it is 3 (N1-S3, E1-E2, E1-E4)."""
+    f = features_from_parts(extract_game(_hand_trace(), 2, two_explanations, extended=True), two_explanations)
+    won = f.obs.kind.to_numpy() == "attack_won"
+    assert f.obs.n_targets[won].tolist() == [4] and f.obs.n_attack[won].tolist() == [3]
+    assert f.targets_in[won].tolist() == [[2, 4]]
+    reinforce = f.obs.kind.to_numpy() == "reinforce"
+    assert f.obs.n_targets[reinforce].tolist() == [3] and f.targets_in[reinforce].tolist() == [[2, 3]]
