@@ -47,13 +47,13 @@ data: venv ## simulate the default dataset into data/ and register it in DuckDB
 summary: venv ## write the summary figure and table under reports/
 	$(STEP) summary -- $(BIN)/riskcore summary --run default
 
-recognition: venv ## mission recognition experiment: train/test runs at 4 focus levels -> reports/recognition.md
+recognition: venv ## mission recognition at 4 focus levels, riskcore's recogniser (named by generalisation) -> reports/recognition.md
 	$(STEP) recognition -- $(BIN)/riskcore experiment recognition --games $(REC_GAMES) --bootstrap $(BOOT)
 
 GEN_GAMES ?= $(if $(QUICK),10,100)
-generalisation: venv ## recognisers on agent families they were not fitted on, and on the Domination corpus
+generalisation: venv ## recognisers on play they were not fitted on: riskcore's families, Domination's and the reference's AI
 	$(STEP) generalisation -- $(BIN)/riskcore experiment generalisation --games $(GEN_GAMES) --bootstrap $(BOOT) \
-		$(if $(QUICK),--corpus-games 20)
+		$(if $(QUICK),--foreign-games 12)
 
 sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the data was regenerated)
 	$(STEP) sweep-phatt-weights -- $(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
@@ -91,7 +91,7 @@ genetic: venv ## genetic tuning at the reference sizes (3,600 minimax games, 1,0
 notebooks: venv ## execute the analysis notebooks and build reports/report.html
 	$(STEP) notebooks -- $(BIN)/riskcore report $(if $(QUICK),--quick)
 
-report: timing data summary recognition generalisation sweeps agents search notebooks ## set everything up and run the main job end to end
+report: timing data summary generalisation recognition sweeps agents search notebooks ## set everything up and run the main job end to end
 	$(BIN)/python -m riskcore.experiments.steps write
 	@echo "report: $${RISKCORE_REPORTS:-reports}/report.html; time per step: $${RISKCORE_REPORTS:-reports}/benchmarks/make-report.md"
 

@@ -154,8 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="search: positions (per player count) searched one turn deeper")
     x.add_argument("--no-cache", action="store_true",
                    help="search: run every search again, neither reading nor extending data/cache/search.parquet")
-    x.add_argument("--corpus-games", type=_positive, default=None,
-                   help="generalisation: import only the first N logs of the Domination corpus (default: all)")
+    x.add_argument("--foreign-games", type=_positive, default=None,
+                   help="generalisation: import only the first N logs of each foreign family (default: all)")
     x.add_argument("--seed", type=int, default=EXPERIMENT_SEED)
     x.add_argument("--bootstrap", type=_positive, default=1000)
     _parallel(x)
@@ -209,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--settings", type=_positive, default=100)
     b.add_argument("--explore", metavar="RUN", default=None,
                    help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
+    b.add_argument("--recognition-memory", type=_positive, nargs="?", const=500, default=None, metavar="GAMES",
+                   help="instead: peak memory of every recogniser on one imported run of GAMES (default 500) "
+                        "six-player games of the reference's own AI")
     b.add_argument("--memory", action="store_true",
                    help="instead: peak memory of simulate (1,000, 5,000 and 10,000 games) and of feature "
                         "building, and the DuckDB file's size when a run is written again")
@@ -360,11 +363,10 @@ def cmd_experiment(a) -> None:
         print(tables["search_agent"].to_string(index=False))
         return
     if a.name == "generalisation":
+        from riskcore.experiments.generalisation import FOREIGN, foreign_logs
         from riskcore.experiments.generalisation import run_experiment as run_generalisation
 
-        from riskcore.experiments.generalisation import corpus_logs
-
-        logs = corpus_logs()[:a.corpus_games] if a.corpus_games else None
+        logs = {f.name: foreign_logs(f)[:a.foreign_games] for f in FOREIGN} if a.foreign_games else None
         print(run_generalisation(a.games or 150, a.seed + 5000, a.data_dir, a.workers, a.dask, not a.quiet,
                                  a.bootstrap, a.out_dir, logs=logs))
         return
@@ -438,6 +440,11 @@ def cmd_bench(a) -> None:
         from riskcore.experiments.bench_memory import bench_memory
 
         print(bench_memory(out_dir=a.out_dir).to_string(index=False))
+        return
+    if a.recognition_memory:
+        from riskcore.experiments.bench_memory import bench_recognition_memory
+
+        print(bench_recognition_memory(a.recognition_memory, out_dir=a.out_dir).to_string(index=False))
         return
     if a.explore:
         print(bench_explore(a.explore, data_dir=a.data_dir, out_dir=a.out_dir).to_string(index=False))

@@ -73,3 +73,30 @@ def test_a_mission_weight_turns_a_domination_agent_towards_its_mission(agent):
 def test_a_negative_mission_weight_is_refused():
     with pytest.raises((AgentSpecError, ValueError), match="mission_weight"):
         make_agent("bsr:mission_weight=-1", 0, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("spec", ["mission", "expert:mission_weight=1", "domination:mission_weight=1", "bsr"])
+def test_a_setup_army_is_placed_as_a_reinforcement_would_be(spec):
+    """Every placement of setup, one army at a time, is the agent's reinforcement rule for a reserve of one (its
+    twin, in the same state with the same random stream, asked to reinforce)."""
+    import copy
+
+    from riskcore.board import load_board
+    from riskcore.chance import RngChance
+    from riskcore.engine import REINFORCE, SETUP, new_game, step
+
+    config = GameConfig()
+    state = new_game(load_board(config.board), config, RngChance(np.random.default_rng(3)))
+    agents = [make_agent(s, p, np.random.default_rng(10 + p)) for p, s in enumerate([spec] + ["mission"] * 3)]
+    checked = []
+    while state.phase == SETUP:
+        me = state.current
+        if me == 0:
+            twin, as_reinforcement = copy.deepcopy(agents[0]), state.clone()
+            as_reinforcement.phase = REINFORCE
+            action = agents[0].act(PlayerView(state, 0))
+            checked.append(twin.act(PlayerView(as_reinforcement, 0)) == action)
+        else:
+            action = agents[me].act(PlayerView(state, me))
+        step(state, action)
+    assert len(checked) >= 15 and all(checked)

@@ -6,7 +6,8 @@ import pytest
 import yaml
 
 from riskcore.config import GameConfig
-from riskcore.experiments.generalisation import FAMILIES, run_experiment as run_generalisation
+from riskcore.experiments.generalisation import FAMILIES, FOREIGN, foreign_logs
+from riskcore.experiments.generalisation import run_experiment as run_generalisation
 from riskcore.experiments.recognition import run_experiment
 from riskcore import paths
 from riskcore.experiments import search_cache
@@ -39,10 +40,10 @@ def pipeline(tmp_path_factory):
     mp.setenv("RISKCORE_REPORTS", str(reports))
     simulate(RunSpec("default", 10, GameConfig(), ("mission:focus=0.8", "mission:focus=0"), 1), data, workers=2,
              progress=False)
-    run_experiment(games=24, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)
     run_generalisation(games=4, seed=6, data_dir=data, workers=2, progress=False, n_boot=50,
                        families=tuple(f for f in FAMILIES if f.name in ("mission", "bsr", "domination-blind")),
-                       logs=sorted((paths.datasets_dir() / "domination" / "logs").glob("*fixed*.log")))
+                       logs={f.name: foreign_logs(f)[:2] for f in FOREIGN})
+    run_experiment(games=24, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)  # riskcore's: named
     for name, keep in (("phatt_weights", 2), ("recognisers", 8)):
         points = run_sweep(load_spec(_small_spec(root, name, keep)), data, workers=2, progress=False)
         assert (points.status == "ok").all(), points[points.status != "ok"].error.tolist()
@@ -111,7 +112,7 @@ def test_the_search_experiment_keeps_every_search_in_its_cache(pipeline):
 def test_recognition_markdown_reports_targets(pipeline):
     _, reports, _ = pipeline
     text = (reports / "recognition.md").read_text()
-    assert "## Targets at the default focus" in text and "Ablation" in text
+    assert "## riskcore's recogniser at the default focus" in text and "Ablation" in text
 
 
 def test_report_html_is_byte_identical_for_the_same_notebook_despite_random_cell_ids(tmp_path, monkeypatch):

@@ -93,10 +93,18 @@ def make_agent(spec: "str | Mapping | Spec", player: int, rng: np.random.Generat
         raise AgentSpecError(f"agent spec {spec!r}: {exc}") from None
 
 
+def lineage(name: str) -> frozenset[str]:
+    """The registered agents whose code an agent runs: itself and the registered agents it derives from
+    (`aware` runs the `mission` agent's, `minimax` the `bsr` and `domination` agents'). The heuristic agents'
+    common base is scaffolding every one shares, not an agent, so it is not part of any lineage."""
+    by_class = {REGISTRY[n]: n for n in REGISTRY}
+    return frozenset(by_class[c] for c in REGISTRY[parse_spec(name).name].__mro__ if c in by_class)
+
+
 def validate_spec(spec: "str | Mapping | Spec") -> None:
     """Build the agent once with a throwaway generator so that bad specs fail before a run starts."""
     make_agent(spec, 0, np.random.default_rng(0))
 
 
 __all__ = ["Agent", "PlayerView", "REGISTRY", "register", "make_agent", "parse_spec", "validate_spec",
-           "AgentSpecError"]
+           "AgentSpecError", "lineage"]

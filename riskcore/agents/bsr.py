@@ -1,5 +1,6 @@
 """`bsr`: the Border Security Ratio drafting heuristic (as in the minimax RISK agent this project reproduces; the
-allocation is `agents.drafting.bsr_allocation`). Attacks, occupation and fortification follow the `domination`
+allocation is `agents.drafting.bsr_allocation`). Setup armies are drafted the same way, one at a time, so a setup
+placement says what a reinforcement would. Attacks, occupation and fortification follow the `domination`
 heuristic.
 """
 
@@ -32,6 +33,6 @@ class BsrAgent(DominationAgent):
         return Place(t, a)
 
     def act(self, view: PlayerView) -> Action:
-        if view.phase == "reinforce":
+        if view.phase in ("reinforce", "setup"):
             return self.reinforce(view)
         return super().act(view)

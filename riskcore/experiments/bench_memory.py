@@ -124,3 +124,46 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
            "compiled kernels included).", df, out_dir,
            {"target": "peak memory bounded; nodes identical under every bound"})
     return df
+
+
+RECOGNISERS = ("uniform", "placements", "goal:temperature=0.1", "phatt:scheme=simple:c=1:i=0.98",
+               "phatt:scheme=khan2013", "inverse:beta=5:focus=-1:eps=0.2", "mixture:beta=5:temper=0.5",
+               "mixture:beta=5:goals=3:rho=0.05:temper=1", "classifier:train=small")
+
+
+def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path | None = None) -> pd.DataFrame:
+    """Peak memory of `riskcore recognize` with every recogniser on one imported run of `games` six-player
+    games (the reference's own AI, `datasets/domination/fork-ai`, its six-player logs cycled into one multi-game
+    log), each in a fresh process, one worker; the classifier trains on a second, small run."""
+    from riskcore.experiments.bench import _write
+
+    logs = sorted((paths.datasets_dir() / "domination" / "fork-ai").glob(f"*-{players}p.log.gz"))
+    if not logs:
+        raise RuntimeError(f"memory benchmark: no {players}-player logs in datasets/domination/fork-ai")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="riskcore-recognition-memory-") as tmp:
+        data = Path(tmp)
+        import gzip
+
+        texts = [gzip.decompress(p.read_bytes()).decode() for p in logs]
+        big = data / "games.log"
+        big.write_text("".join(texts[i % len(texts)] for i in range(games)))
+        small = data / "small.log"
+        small.write_text("".join(texts[:4]))
+        for run, log in (("big", big), ("small", small)):
+            peak_mb(_riskcore("import", "domination", str(log), "--run", run, "--borders", "82", "--data-dir",
+                              str(data)))
+        rows.append({"measure": f"features of {games} {players}-player games", "peak_MB": peak_mb(
+            _riskcore("recognize", "--run", "big", "--recogniser", "uniform", "--workers", "1", "--quiet",
+                      "--data-dir", str(data)))})
+        for spec in RECOGNISERS:
+            rows.append({"measure": f"recognize {spec}", "peak_MB": peak_mb(
+                _riskcore("recognize", "--run", "big", "--recogniser", spec, "--workers", "1", "--quiet",
+                          "--data-dir", str(data)))})
+    df = pd.DataFrame(rows)
+    _write("recognition-memory", "Recognition memory benchmark", f"Peak resident memory of `riskcore recognize` "
+           f"(one worker, a fresh process each) on one imported run of {games} {players}-player games of the "
+           "reference's own AI; the first row builds the run's features (with the uniform prior), every later one "
+           "computes one recogniser's posteriors from them.", df, out_dir,
+           {"target": "every recogniser at most 4 GB (4,096 MB)"})
+    return df

@@ -1,33 +1,42 @@
 """The generalisation experiment: recognisers judged on play they were not built from.
 
-Every agent family plays its own run (4 players, mission mode, mission-following settings where the family has a
-choice; `domination-blind`, `expert-blind` and `bsr-blind` are the same agents ignoring their mission), and the
-Domination corpus (games recorded by another program, `datasets/domination/corpus`) is imported as one more run.
-Protocol, leave one family out: for each held-out riskcore family every fitted recogniser (its grid point: PHATT
-weights, goal temperature, inverse planning's beta and lapse, the mixtures' beta, rho and temper) is chosen on the
-training families, those that share no agent with the held-out one (holding out `domination` also removes
-`domination-blind` and `mixed`, whose seats include it; holding out `expert` removes `expert-blind`), and the
-classifier is trained on their runs. For the Domination corpus every riskcore family trains: nothing is fitted on
-the corpus. The corpus's ceiling is the conditional logit (`recognition.conditional_logit`) cross-validated on the
-corpus itself (5 folds by game): how much of the mission that play reveals to a model that has seen it. Beside it,
-every family's mission lean (`recognition.mission_lean`): how much more its reinforcements and conquests land in
-its own card's continents than in the others', a property of the play that no recogniser's model enters.
+Families. Every riskcore agent family plays its own run (4 players, mission mode, mission-following settings
+where the family has a choice; `domination-blind`, `expert-blind` and `bsr-blind` are the same agents ignoring
+their mission; `mixed` seats three mission-following agents and one mission-blind `domination` agent). Three
+foreign families are imported from games another program recorded: the Domination corpus (the program's own AI,
+nearly mission-blind; looked at while the recognisers were built, so a development set) and the reference study's
+own mission-following AI at mission weight 100 and 4 (`datasets/domination/fork-ai`, held out).
 
-Grid points are chosen by the lowest mean log loss over the training families, except for the open-goal mixture,
-the recogniser meant for players of unknown style: it must know when it does not know, so its grid point is the
-lowest mean log loss among those no worse than uniform on every training family (if none is, the one whose worst
-family is least above uniform).
+Protocol, declared before measuring:
+- Clock: the reference's game clock (`pipeline.turn_ends`: every setup placement and turn end, none for the
+  winning turn); checkpoints at 10, 30, 50, 70 and 100% of it. Every recogniser observes setup placements and
+  move-ins (`view=full`).
+- Held out by code lineage: a riskcore family's training families are the riskcore families that run none of its
+  agents' code (`agents.lineage`: `aware` runs the `mission` agent's, `bsr`, `minimax`, `mcs` and `gb` the
+  `domination` agent's). `mixed` shares code with every other family, so nothing can be held out against it: its
+  numbers are in-house, marked so. For the foreign families every riskcore family trains; nothing is fitted on
+  foreign play.
+- Grid points: the lowest mean log loss over the training families (the open-goal mixture: among the points no
+  worse than uniform on every training family).
+- riskcore's recogniser, named before any foreign family is scored: among inverse planning, the play-style mixture
+  and the open-goal mixture, the one whose leave-one-lineage-out log loss over the held-out riskcore families is
+  lowest; then calibrated by a temperature on its explanation probabilities, fitted on the training families by
+  log loss. It is the recogniser of every headline; the other recognisers are exploration, reported as such.
+- Measured, with 95% bootstrap intervals over games: top-1 at the card level and at the reference's reading (the
+  most probable explanation's card, ties split), log loss and its gain over uniform (ln 6 - log loss, nats),
+  calibration; on the foreign families, riskcore's recogniser against the reference's own recogniser
+  (`phatt:scheme=khan2013`, equal to its output) on the same players, paired over games; on every family, what
+  setup placements and move-ins are worth (riskcore's recogniser without them, `view=turns`, paired); and each
+  family's mission lean, a property of the play.
 
-Writes `reports/generalisation.md` and the tables `generalisation_metrics` (family x recogniser x checkpoint:
-top-1 and log loss with 95% bootstrap intervals over games, ECE), `generalisation_calibration` (reliability
-bins), `generalisation_fits` (the grid point chosen for each held-out family) and `generalisation_lean` (each
-family's mission lean with its interval).
+Writes `reports/generalisation.md` (`generalisation_report`) and the tables `generalisation_metrics`,
+`generalisation_paired`, `generalisation_calibration`, `generalisation_fits`, `generalisation_named`,
+`generalisation_lean`, `generalisation_runs` and `riskcore_recogniser` (the spec of riskcore's recogniser as
+applied to play it has not seen, calibration included: `riskcore recognize --recogniser SPEC`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -35,75 +44,21 @@ import pandas as pd
 
 from riskcore import paths
 from riskcore.config import GameConfig
-from riskcore.db import query, store_frames
+from riskcore.db import store_frames
+from riskcore.experiments.generalisation_protocol import (  # noqa: F401 (the protocol's names, re-exported)
+    BORDERS, CALIBRATION_BINS, CEILING, CLASSIFIER, FAMILIES, FIXED, FOREIGN, GRIDS, KEY, LABELS, NAMED,
+    RECOGNISER_NAMES, REFERENCE, YARDSTICK, Family, all_families, choose, choose_named, fit_temperature,
+    fitting_families, per_family_loss, row_metrics, slow_games, training_families)
 from riskcore.recognition import conditional_logit
 from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.inverse import Candidates, inverse_posterior, load_candidates
-from riskcore.recognition.metrics import bootstrap_ci, card_metrics
+from riskcore.recognition.metrics import bootstrap_ci
 from riskcore.recognition.mission_lean import LEAN_KINDS, player_lean
 from riskcore.recognition.mixture import mixture_from_logliks, model_logliks
-from riskcore.recognition.pipeline import ensure_features, ensure_features_many
+from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, ensure_features_many, game_clock_rows, turn_ends
 from riskcore.recognition.posterior import group_starts
 from riskcore.recognition.recognisers import Recogniser, classifier_posterior, fit_classifier
-from riskcore.recognition.scoring import Scorer
 from riskcore.simulate import RunSpec, simulate_many
-from riskcore.storage import write_text
-
-KEY = "generalisation"  # the experiment's own tables live under this run key
-CORPUS = "domination corpus"
-
-
-@dataclass(frozen=True)
-class Family:
-    name: str
-    agents: tuple[str, ...]
-    slow: bool = False  # plays a share of the games (search agents take seconds a game)
-    follows_mission: bool = True
-
-    @property
-    def run(self) -> str:
-        return f"gen-{self.name}"
-
-    @property
-    def agent_names(self) -> set[str]:
-        """The agents behind its seats, whatever their settings."""
-        return {spec.split(":")[0] for spec in self.agents}
-
-
-FAMILIES = (
-    Family("mission", ("mission",)),
-    Family("expert", ("expert:mission_weight=1",)),
-    Family("bsr", ("bsr:mission_weight=1",)),
-    Family("aware", ("aware",)),
-    Family("minimax", ("minimax:mission_weight=1",), slow=True),
-    Family("mcs", ("mcs:playouts=6:mission_weight=1",), slow=True),
-    Family("gb", ("gb",), slow=True),
-    Family("domination-blind", ("domination",), follows_mission=False),
-    Family("mixed", ("mission", "expert:mission_weight=1", "bsr:mission_weight=1", "domination")),
-    Family("expert-blind", ("expert",), follows_mission=False),
-    Family("bsr-blind", ("bsr",), follows_mission=False),
-    # last: a family's games come from seed + its position, so the families above keep theirs
-    Family("domination", ("domination:mission_weight=1",)),
-)
-CORPUS_RUN = "gen-domination-corpus"
-
-# Fixed recognisers (nothing to fit) and the grids of the fitted ones, declared before measuring.
-FIXED = ("uniform", "phatt:scheme=simple:c=1:i=0.98", "phatt:scheme=khan2013")
-GRIDS = {
-    "goal": [f"goal:temperature={t}" for t in (0.05, 0.1, 0.2)],
-    "phatt-simple": [f"phatt:scheme=simple:c=1:i={i}" for i in (0.98, 0.9, 0.7, 0.5)],
-    "inverse": [f"inverse:beta={b}:focus=-1:eps={e}" for b in (5, 10, 20) for e in (0.05, 0.2)],
-    "mixture": [f"mixture:beta={b}:temper={t}" for b in (5, 10, 20) for t in (0.25, 0.5, 1)],
-    "open": [f"mixture:beta=5:goals=3:rho={r}:temper={t}" for r in (0.5, 0.2, 0.05) for t in (0.5, 1)],
-}
-CAUTIOUS = ("open",)  # grids chosen among settings no worse than uniform on every training family
-CLASSIFIER = "classifier"
-CALIBRATION_BINS = 10
-
-
-def slow_games(games: int) -> int:
-    return max(2, round(games * 0.2))
-
 
 def simulate_runs(families: tuple[Family, ...], games: int, seed: int, data_dir: Path | None, workers: int | None,
                   dask: str | None, progress: bool) -> None:
@@ -115,120 +70,114 @@ def simulate_runs(families: tuple[Family, ...], games: int, seed: int, data_dir:
                          dask_address=dask, progress=progress)
 
 
+def foreign_logs(family: Family) -> list[Path]:
+    folder = paths.datasets_dir() / "domination" / family.source
+    pattern = f"fork-w{family.weight}-*.log.gz" if family.weight else "*.log.gz"
+    return sorted(folder.glob(pattern))
+
+
 def corpus_logs() -> list[Path]:
-    return sorted((paths.datasets_dir() / "domination" / "corpus").glob("*.log.gz"))
+    return foreign_logs(FOREIGN[0])
 
 
-def import_corpus(logs: list[Path], data_dir: Path | None, workers: int | None, progress: bool) -> None:
+def import_foreign(logs: dict[str, list[Path]], data_dir: Path | None, workers: int | None, progress: bool) -> None:
+    """Import each foreign family's logs as its run, on the map they were recorded on."""
     from riskcore.domination import import_logs
 
-    import_logs(logs, CORPUS_RUN, data_dir)
-    ensure_features(CORPUS_RUN, "cards6", data_dir, rebuild=True, workers=workers, progress=progress)
+    for family in FOREIGN:
+        import_logs(logs[family.name], family.run, data_dir, borders=BORDERS[family.source])
+        ensure_features(family.run, "cards6", data_dir, rebuild=True, workers=workers, progress=progress)
 
 
 # ---- scoring ---------------------------------------------------------------------------------------------------
 
 class Run:
-    """One run's features, candidates and checkpoint rows, loaded once and scored for many posteriors."""
+    """One run's features, candidates and game-clock rows, loaded once and scored for many posteriors."""
 
     def __init__(self, name: str, data_dir: Path | None):
         self.name = name
-        self.f = load_features(name, "cards6", data_dir)
-        self.starts = group_starts(self.f)
-        self._rows = {}
         self.data_dir = data_dir
-        self._mixture_ll = {}
+        self._views: dict[str, Features] = {}
+        self._cands: dict[str, Candidates] = {}
+        self._rows: dict[str, pd.DataFrame] = {}
+        self._mixture_ll: dict[tuple, list] = {}
+        self._clock: pd.DataFrame | None = None
 
-    @cached_property
-    def extended(self) -> Features:
-        return load_features(self.name, "cards6", self.data_dir, extended=True)
+    def features(self, view: str = "full") -> Features:
+        if view not in self._views:
+            self._views[view] = load_features(self.name, "cards6", self.data_dir, view)
+        return self._views[view]
 
-    @cached_property
-    def cands(self) -> Candidates:
-        return load_candidates(self.f, self.name, self.data_dir)
+    @property
+    def f(self) -> Features:
+        return self.features("full")
 
-    def rows(self, f: Features) -> pd.DataFrame:
-        key = id(f)
-        if key not in self._rows:
-            self._rows[key] = Scorer(f).rows  # the scored (player, checkpoint) rows, as in the tuning
-        return self._rows[key]
+    def cands(self, view: str = "full") -> Candidates:
+        if view not in self._cands:
+            self._cands[view] = load_candidates(self.features(view), self.name, self.data_dir)
+        return self._cands[view]
 
-    def players(self, post: np.ndarray, f: Features | None = None) -> pd.DataFrame:
-        """One row per scored (player, checkpoint): top-1, log loss and the confidence (largest card probability)."""
-        f = f or self.f
-        rows = self.rows(f)
-        probs = f.hyp.card_probs(post[rows.row.to_numpy()])
-        m = card_metrics(probs, rows.card.to_numpy())
-        return pd.DataFrame({"game_id": rows.game_id, "player": rows.player, "point": rows.point,
-                             "top1": m.top1, "log_loss": m.log_loss, "confidence": probs.max(axis=1)})
+    def rows(self, view: str = "full") -> pd.DataFrame:
+        """The scored (player, checkpoint) rows on the game clock: players holding a card of the hypotheses, the
+        row of their last observation at the checkpoint (-1: none yet) and their true card."""
+        if view not in self._rows:
+            if self._clock is None:
+                self._clock = turn_ends(self.name, self.data_dir)
+            f = self.features(view)
+            rows = game_clock_rows(f, self._clock, CHECKPOINTS)
+            truth = f.truth.set_index(["game_id", "player"]).card
+            rows["card"] = truth.reindex(pd.MultiIndex.from_frame(rows[["game_id", "player"]])).to_numpy()
+            self._rows[view] = rows[rows.card >= 0].reset_index(drop=True)
+        return self._rows[view]
+
+    def explanation_rows(self, post: np.ndarray, rec: Recogniser) -> pd.DataFrame:
+        """The scored rows with each row's explanation probabilities (`e0`, `e1`, ...)."""
+        rows = self.rows(rec.view)
+        r = rows.row.to_numpy()
+        probs = np.where(r[:, None] >= 0, post[np.maximum(r, 0)], rec.prior(self.f.hyp)[None, :])
+        return pd.concat([rows[["game_id", "player", "point", "card"]],
+                          pd.DataFrame(probs, columns=[f"e{k}" for k in range(probs.shape[1])])], axis=1)
 
     def posterior(self, setting: str) -> pd.DataFrame:
         rec = Recogniser.from_spec(setting)
+        f = self.features(rec.view)
         if rec.name == "mixture":
             p = rec.kwargs
-            key = (p["beta"], p["eps"], int(p.get("goals", 0)))
+            key = (rec.view, p["beta"], p["eps"], int(p.get("goals", 0)))
             if key not in self._mixture_ll:  # the tempers and rhos of one beta share the per-model likelihoods
-                self._mixture_ll[key] = model_logliks(self.f, self.cands, *key)
-            post = mixture_from_logliks(self.f, self._mixture_ll[key], self.starts, p["rho"], p["temper"])
-            return self.players(post)
-        if rec.name == "inverse":
+                self._mixture_ll[key] = model_logliks(f, self.cands(rec.view), *key[1:])
+            post = mixture_from_logliks(f, self._mixture_ll[key], group_starts(f), p["rho"], p["temper"])
+        elif rec.name == "inverse":
             p = rec.kwargs
-            return self.players(inverse_posterior(self.f, self.cands, self.starts, p["beta"], p["focus"], p["eps"]))
-        f = self.extended if rec.extended else self.f
-        return self.players(rec.posterior(f, self.name, self.data_dir), f)
+            post = inverse_posterior(f, self.cands(rec.view), group_starts(f), p["beta"], p["focus"], p["eps"])
+        else:
+            post = rec.posterior(f, self.name, self.data_dir)
+        return self.explanation_rows(post, rec)
 
 
-def score_run(family: str, run: str, data_dir: Path | None) -> pd.DataFrame:
-    """Per-player rows of every fixed recogniser and grid point on one run."""
+def score_run(family: str, run: str, settings: list[str], data_dir: Path | None) -> pd.DataFrame:
+    """Explanation probabilities at every scored row of one run, for each setting."""
     loaded = Run(run, data_dir)
-    settings = list(FIXED) + [s for grid in GRIDS.values() for s in grid]
     return pd.concat([loaded.posterior(s).assign(family=family, setting=Recogniser.from_spec(s).setting)
                       for s in settings], ignore_index=True)
 
 
-def score_all(runs: dict[str, str], data_dir: Path | None, workers: int | None, dask: str | None,
-              progress: bool) -> pd.DataFrame:
-    """`score_run` of every (family, run), one task each, in task order."""
+def score_all(runs: dict[str, str], settings: dict[str, list[str]], data_dir: Path | None, workers: int | None,
+              dask: str | None, progress: bool) -> pd.DataFrame:
+    """`score_run` of every (family, run) with its settings, one task each, in task order."""
     from riskcore.parallel import in_task_order, run_tasks
 
-    tasks = [(family, run, data_dir) for family, run in runs.items()]
+    tasks = [(family, run, settings[family], data_dir) for family, run in runs.items() if settings[family]]
+    if not tasks:
+        return pd.DataFrame()
     return pd.concat(in_task_order(run_tasks(score_run, tasks, workers, dask, desc="score", progress=progress)),
                      ignore_index=True)
-
-
-def per_family_loss(scores: pd.DataFrame) -> pd.DataFrame:
-    """Mean log loss of each setting on each family (games weighted equally, checkpoints pooled)."""
-    per_game = scores.groupby(["family", "setting", "point", "game_id"]).log_loss.mean()
-    return per_game.groupby(["family", "setting"]).mean().unstack("family")
-
-
-def training_families(families: tuple[Family, ...], held_out: str) -> list[str]:
-    """The riskcore families that share no agent with `held_out` (all of them for the corpus)."""
-    held = next((f.agent_names for f in families if f.name == held_out), set())
-    return [f.name for f in families if f.name != held_out and not f.agent_names & held]
-
-
-def choose(losses: pd.DataFrame, training: list[str]) -> dict[str, str]:
-    """Per grid, the setting with the lowest mean log loss over the `training` families; for the `CAUTIOUS`
-    grids, among the settings no worse than uniform on every one of them (if none is, the setting whose worst
-    family is least above uniform)."""
-    out = {}
-    for grid, specs in GRIDS.items():
-        table = losses.loc[[Recogniser.from_spec(s).setting for s in specs], training]
-        mean = table.mean(axis=1)
-        if grid in CAUTIOUS:
-            worst = table.max(axis=1)
-            safe = worst <= np.log(6)
-            out[grid] = mean[safe].idxmin() if safe.any() else worst.idxmin()
-        else:
-            out[grid] = mean.idxmin()
-    return out
 
 
 def classifier_scores(runs: dict[str, Run], training: list[str], held_out: str) -> pd.DataFrame:
     model = fit_classifier([runs[f].f for f in training])
     run = runs[held_out]
-    return run.players(classifier_posterior(model, run.f))
+    return run.explanation_rows(classifier_posterior(model, run.f), Recogniser.from_spec("uniform"))
 
 
 def ceiling_scores(run: Run, folds: int, seed: int) -> pd.DataFrame:
@@ -242,29 +191,50 @@ def ceiling_scores(run: Run, folds: int, seed: int) -> pd.DataFrame:
         test = fold == k
         weights = conditional_logit.fit([run.f.select(~test)])
         post[test] = conditional_logit.conditional_logit_posterior(weights, run.f.select(test))
-    return run.players(post)
+    return run.explanation_rows(post, Recogniser.from_spec("uniform"))
 
 
-def summarise(players: pd.DataFrame, family: str, recogniser: str, setting: str, rng: np.random.Generator,
+# ---- summaries --------------------------------------------------------------------------------------------------
+
+METRICS = ("top1", "top1_explanation", "log_loss", "gain")
+
+
+def summarise(rows: pd.DataFrame, family: str, recogniser: str, setting: str, rng: np.random.Generator,
               n_boot: int) -> tuple[list[dict], list[dict]]:
     """Metric rows with bootstrap intervals over games, and the reliability bins (checkpoints pooled)."""
     metrics = []
-    for point, d in players.groupby("point"):
-        per_game = d.groupby("game_id")[["top1", "log_loss"]].mean()
-        for metric in ("top1", "log_loss"):
+    for point, d in rows.groupby("point"):
+        per_game = d.groupby("game_id")[list(METRICS)].mean()
+        for metric in METRICS:
             lo, hi = bootstrap_ci(per_game[metric].to_numpy(), rng, n_boot)
             metrics.append({"family": family, "recogniser": recogniser, "setting": setting, "point": point,
                             "metric": metric, "value": per_game[metric].mean(), "ci_low": lo, "ci_high": hi,
                             "games": len(per_game)})
-    bins = np.minimum((players.confidence * CALIBRATION_BINS).astype(int), CALIBRATION_BINS - 1)
-    cal = players.groupby(bins).agg(confidence=("confidence", "mean"), accuracy=("top1", "mean"),
-                                    count=("top1", "size")).reset_index(names="bin")
+    bins = np.minimum((rows.confidence * CALIBRATION_BINS).astype(int), CALIBRATION_BINS - 1)
+    cal = rows.groupby(bins).agg(confidence=("confidence", "mean"), accuracy=("top1", "mean"),
+                                 count=("top1", "size")).reset_index(names="bin")
     ece = float((cal["count"] * (cal.accuracy - cal.confidence).abs()).sum() / cal["count"].sum())
     metrics.append({"family": family, "recogniser": recogniser, "setting": setting, "point": np.nan,
                     "metric": "ece", "value": ece, "ci_low": np.nan, "ci_high": np.nan,
-                    "games": players.game_id.nunique()})
+                    "games": rows.game_id.nunique()})
     calibration = cal.assign(family=family, recogniser=recogniser, setting=setting).to_dict("records")
     return metrics, calibration
+
+
+def paired_rows(a: pd.DataFrame, b: pd.DataFrame, family: str, names: tuple[str, str], rng: np.random.Generator,
+                n_boot: int) -> list[dict]:
+    """Per checkpoint and metric, the mean per-game difference a - b on the players both score, with its bootstrap
+    interval over games."""
+    keys = ["game_id", "player", "point"]
+    both = a.merge(b, on=keys, suffixes=("_a", "_b"))
+    out = []
+    for point, d in both.groupby("point"):
+        for metric in METRICS:
+            diff = (d[f"{metric}_a"] - d[f"{metric}_b"]).groupby(d.game_id).mean().to_numpy()
+            lo, hi = bootstrap_ci(diff, rng, n_boot)
+            out.append({"family": family, "a": names[0], "b": names[1], "point": point, "metric": metric,
+                        "difference": float(diff.mean()), "ci_low": lo, "ci_high": hi, "games": len(diff)})
+    return out
 
 
 def lean_rows(family: str, run: Run, rng: np.random.Generator, n_boot: int) -> list[dict]:
@@ -278,139 +248,91 @@ def lean_rows(family: str, run: Run, rng: np.random.Generator, n_boot: int) -> l
     return out
 
 
-RECOGNISER_NAMES = {"uniform": "uniform", "phatt:scheme=simple:c=1:i=0.98": "PHATT simple (reference weights)",
-                    "phatt:scheme=khan2013": "PHATT khan2013 (the reference's code)",
-                    "goal": "goal completion", "phatt-simple": "PHATT simple (fitted)",
-                    "inverse": "inverse planning", "mixture": "play-style mixture", "open": "open-goal mixture",
-                    CLASSIFIER: "classifier",
-                    "ceiling": "corpus ceiling (conditional logit, 5-fold CV on the corpus)"}
-
+# ---- the experiment ---------------------------------------------------------------------------------------------
 
 def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = None, workers: int | None = None,
                    dask: str | None = None, progress: bool = True, n_boot: int = 1000, out: Path | None = None,
-                   families: tuple[Family, ...] = FAMILIES, logs: list[Path] | None = None) -> Path:
+                   families: tuple[Family, ...] = FAMILIES, logs: dict[str, list[Path]] | None = None) -> Path:
+    """Simulate and import the families, score every recogniser, apply the protocol, store the tables and write
+    the report. `logs`: the foreign families' logs by family name (default: all of `datasets/domination`)."""
+    from riskcore.experiments.generalisation_report import write_report
+
     simulate_runs(families, games, seed, data_dir, workers, dask, progress)
-    import_corpus(corpus_logs() if logs is None else logs, data_dir, workers, progress)
-    run_names = {**{f.name: f.run for f in families}, CORPUS: CORPUS_RUN}
-    scores = score_all(run_names, data_dir, workers, dask, progress)
+    import_foreign(logs or {f.name: foreign_logs(f) for f in FOREIGN}, data_dir, workers, progress)
+    everyone = all_families(families)
+    run_names = {f.name: f.run for f in everyone}
+    settings = list(FIXED) + [s for grid in GRIDS.values() for s in grid]
+    scores = score_all(run_names, {f: settings for f in run_names}, data_dir, workers, dask, progress)
     runs = {family: Run(run, data_dir) for family, run in run_names.items()}
-    losses = per_family_loss(scores)
+    card_of = runs[families[0].name].f.hyp.card_of
+    losses = per_family_loss(scores, card_of)
+    named_grid, named_cv = choose_named(losses, families)
+    fits, chosen = [], {}
+    for fam in everyone:
+        training, held = fitting_families(families, fam.name)
+        chosen[fam.name] = choose(losses, training)
+        for g, s in chosen[fam.name].items():
+            fits.append({"held_out": fam.name, "grid": g, "setting": s, "training": ", ".join(training),
+                         "held": held})
+    # riskcore's recogniser without setup placements and move-ins, at the same points (what they are worth)
+    turns = {f: [Recogniser.from_spec(chosen[f][named_grid] + ":view=turns").setting] for f in run_names}
+    needed = sorted({s for v in turns.values() for s in v})
+    scores_turns = score_all(run_names, {f: needed for f in run_names}, data_dir, workers, dask, progress)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
-    metrics, calibration, fits = [], [], []
-    for family in runs:
-        training = training_families(families, family)
-        chosen = choose(losses, training)
-        fits += [{"held_out": family, "grid": g, "setting": s, "training": ", ".join(training)}
-                 for g, s in chosen.items()]
-        entries = [(RECOGNISER_NAMES[Recogniser.from_spec(s).setting], Recogniser.from_spec(s).setting,
-                    scores[(scores.family == family) & (scores.setting == Recogniser.from_spec(s).setting)])
-                   for s in FIXED]
-        entries += [(RECOGNISER_NAMES[g], s, scores[(scores.family == family) & (scores.setting == s)])
-                    for g, s in chosen.items()]
-        entries.append((RECOGNISER_NAMES[CLASSIFIER], "classifier:train=<other families>",
-                        classifier_scores(runs, training, family)))
-        if family == CORPUS:
-            entries.append((RECOGNISER_NAMES["ceiling"], "conditional logit (5-fold CV by game)",
-                            ceiling_scores(runs[family], 5, seed)))
-        for name, setting, players in entries:
-            m, c = summarise(players, family, name, setting, rng, n_boot)
+    metrics, calibration, paired, recogniser = [], [], [], {}
+    for fam in everyone:
+        family, (training, held) = fam.name, fitting_families(families, fam.name)
+        pick = lambda d, s: d[(d.family == family) & (d.setting == s)]  # noqa: E731
+        entries = [(RECOGNISER_NAMES[s], Recogniser.from_spec(s).setting,
+                    row_metrics(pick(scores, Recogniser.from_spec(s).setting), card_of)) for s in FIXED]
+        entries += [(RECOGNISER_NAMES[g], s, row_metrics(pick(scores, s), card_of)) for g, s in chosen[family].items()]
+        (named_rows, named_spec), (turns_rows, _) = (
+            _calibrated(table, setting, training, family, card_of, fits, f"{NAMED} ({view})", held)
+            for view, table, setting in (("full", scores, chosen[family][named_grid]),
+                                         ("turns", scores_turns, turns[family][0])))
+        entries.append((NAMED, named_spec, named_rows))
+        if fam.foreign:
+            recogniser = {"spec": named_spec, "grid": named_grid, "chosen_on": ", ".join(training)}
+        entries.append((RECOGNISER_NAMES[CLASSIFIER], "classifier:train=<training families>",
+                        row_metrics(classifier_scores(runs, training, family), card_of)))
+        if fam.foreign:
+            entries.append((CEILING, "conditional logit (5-fold CV by game)",
+                            row_metrics(ceiling_scores(runs[family], 5, seed), card_of)))
+        for name, setting, rows in entries:
+            m, c = summarise(rows, family, name, setting, rng, n_boot)
             metrics += m
             calibration += c
+        reference = dict((n, r) for n, _, r in entries)[RECOGNISER_NAMES[REFERENCE]]
+        yardstick = dict((n, r) for n, _, r in entries)[RECOGNISER_NAMES[YARDSTICK]]
+        paired += paired_rows(named_rows, reference, family, (NAMED, RECOGNISER_NAMES[REFERENCE]), rng, n_boot)
+        paired += paired_rows(named_rows, yardstick, family, (NAMED, RECOGNISER_NAMES[YARDSTICK]), rng, n_boot)
+        paired += paired_rows(named_rows, turns_rows, family, (NAMED, f"{NAMED} without setup and move-ins"),
+                              rng, n_boot)
     # drawn after the recognisers' intervals, so a measure of the play never moves theirs
     lean = [row for family, run in runs.items() for row in lean_rows(family, run, rng, n_boot)]
     tables = {"generalisation_metrics": pd.DataFrame(metrics), "generalisation_calibration": pd.DataFrame(calibration),
-              "generalisation_fits": pd.DataFrame(fits), "generalisation_lean": pd.DataFrame(lean),
-              "generalisation_runs": pd.DataFrame(
-                  [{"family": f.name, "experiment_run": f.run, "agents": ",".join(f.agents),
-                    "follows_mission": f.follows_mission} for f in families]
-                  + [{"family": CORPUS, "experiment_run": CORPUS_RUN, "agents": "Domination AI (imported)",
-                      "follows_mission": True}])}
+              "generalisation_paired": pd.DataFrame(paired), "generalisation_fits": pd.DataFrame(fits),
+              "generalisation_named": named_cv, "generalisation_lean": pd.DataFrame(lean),
+              "generalisation_runs": runs_table(families),
+              "riskcore_recogniser": pd.DataFrame([recogniser])}
     store_frames({k: v.assign(run=KEY) for k, v in tables.items()}, "metrics", {"run": KEY}, data_dir)
     return write_report(games, data_dir, out)
 
 
-# ---- report ----------------------------------------------------------------------------------------------------
-
-def load_metrics(data_dir: Path | None = None) -> pd.DataFrame:
-    return query("SELECT * FROM generalisation_metrics WHERE run = ?", [KEY], data_dir)
-
-
-def _cell(r, spec: str = ".3f") -> str:
-    return f"{r.value:{spec}} [{r.ci_low:{spec}}, {r.ci_high:{spec}}]"
-
-
-def table(m: pd.DataFrame, metric: str, point: float) -> pd.DataFrame:
-    d = m[(m.metric == metric) & (m.point == point)]
-    d = d.assign(cell=[_cell(r) for r in d.itertuples()])
-    order = list(dict.fromkeys(d.recogniser))
-    return d.pivot(index="recogniser", columns="family", values="cell").reindex(order)[
-        list(dict.fromkeys(d.family))].fillna("")  # the ceiling exists on the corpus only
+def _calibrated(table: pd.DataFrame, setting: str, training: list[str], family: str, card_of: np.ndarray,
+                fits: list[dict], grid: str, held: bool) -> tuple[pd.DataFrame, str]:
+    """`family`'s rows of `setting` at the temperature fitted on the training families' rows (noted in `fits`),
+    and the calibrated recogniser's spec."""
+    fitted = fit_temperature(table[table.family.isin(training) & (table.setting == setting)], card_of)
+    temperature = float(f"{fitted:.4g}")  # as its spec writes it, so the spec reproduces these numbers
+    spec = Recogniser.from_spec(f"{setting}:calibration={temperature:g}").setting
+    fits.append({"held_out": family, "grid": grid, "setting": setting, "training": ", ".join(training),
+                 "held": held, "temperature": temperature, "spec": spec})
+    return row_metrics(table[(table.family == family) & (table.setting == setting)], card_of, temperature), spec
 
 
-def load_lean(data_dir: Path | None = None) -> pd.DataFrame:
-    return query("SELECT * FROM generalisation_lean WHERE run = ?", [KEY], data_dir)
-
-
-def targets(m: pd.DataFrame, lean: pd.DataFrame, data_dir: Path | None = None) -> list[str]:
-    """The measured standing against the aims: best top-1 at 100% on mission-following families, log loss
-    against uniform everywhere, the corpus against its ceiling; beside them, how much each family's play shows."""
-    runs = query("SELECT family, follows_mission FROM generalisation_runs WHERE run = ?", [KEY], data_dir)
-    follows = dict(zip(runs.family, runs.follows_mission))
-    leans = lean.set_index(["family", "kind"]).value
-    fitted = m[~m.recogniser.str.startswith("corpus ceiling")]
-    end = fitted[(fitted.point == 1.0)]
-    lines = []
-    uniform_ll = np.log(6)
-    for family, d in end.groupby("family", sort=False):
-        top = d[d.metric == "top1"].sort_values("value", ascending=False).iloc[0]
-        ll = d[d.metric == "log_loss"].set_index("recogniser").value
-        below = [r for r, v in ll.items() if v <= uniform_ll + 1e-9 and r != "uniform"]
-        aim = ("another program's AI" if family == CORPUS else
-               "follows its mission" if follows.get(family, True) else "mission-blind")
-        shown = " / ".join(f"{leans.get((family, k), np.nan):+.2f}" for k in LEAN_KINDS)
-        lines.append(f"| {family} | {aim} | {shown} | {top.recogniser} | {top.value:.3f} | "
-                     f"{ll.get('open-goal mixture', np.nan):.3f} | {ll.get('play-style mixture', np.nan):.3f} | "
-                     f"{', '.join(below) or 'none'} |")
-    return (["| held-out family | play | mission lean (reinforcements / conquests) | best top-1 at 100% | top-1 | "
-             f"open-goal mixture log loss | play-style mixture log loss | log loss <= uniform ({uniform_ll:.3f}) at "
-             "100% |",
-             "|---|---|---|---|---:|---:|---:|---|"] + lines)
-
-
-def lean_table(lean: pd.DataFrame) -> pd.DataFrame:
-    cells = lean.assign(cell=[_cell(r, "+.3f") for r in lean.itertuples()])  # a lean's sign is its direction
-    table = cells.pivot(index="family", columns="kind", values="cell").reindex(list(dict.fromkeys(lean.family)))
-    return table[list(LEAN_KINDS)].rename(columns={"reinforce": "reinforcements", "attack_won": "conquests"})
-
-
-def write_report(games: int, data_dir: Path | None = None, out: Path | None = None) -> Path:
-    m, lean = load_metrics(data_dir), load_lean(data_dir)
-    fits = query("SELECT * FROM generalisation_fits WHERE run = ?", [KEY], data_dir)
-    ece = m[m.metric == "ece"].pivot(index="recogniser", columns="family", values="value")
-    lines = [f"# Generalisation: recognisers on play they were not built from ({games} games per family, "
-             f"{slow_games(games)} for the search agents; 4 players)", "",
-             "Card level, 6 continent cards (chance 1/6, uniform log loss ln 6 = 1.792). Leave one family out: "
-             "every fitted recogniser is chosen or trained on the riskcore families that share no agent with the "
-             "held-out one (listed at the end); on the Domination corpus nothing is fitted on the corpus. Grid "
-             "points by the lowest mean log loss on those families; the open-goal mixture's among the points no "
-             "worse than uniform on every one of them. 95% bootstrap intervals over games. Generated by "
-             "`riskcore experiment generalisation`.", "",
-             "## Standing at 100% observed", ""] + targets(m, lean, data_dir) + [
-             "", "## How much of its mission each family's play shows", "",
-             "Mission lean: the share of a player's reinforcements (or conquests) that land in its own card's named "
-             "continents, less the mean of that share over the other five cards'; players with a continent card, "
-             "whole game, a game's players averaged first, 95% bootstrap interval over games. Missions are dealt at "
-             "random, so play that ignores them leans 0; no recogniser's model enters this number.", "",
-             lean_table(lean).to_markdown(), ""]
-    for metric, point in (("top1", 0.3), ("top1", 0.5), ("top1", 1.0), ("log_loss", 0.5), ("log_loss", 1.0)):
-        lines += [f"## {'Top-1' if metric == 'top1' else 'Log loss'} at {point:.0%} observed", "",
-                  table(m, metric, point).to_markdown(), ""]
-    lines += ["## Expected calibration error (top-1 confidence, checkpoints pooled)", "",
-              ece.round(3).astype(object).where(ece.notna(), "").to_markdown(), "",
-              "## Grid points chosen for each held-out family", "",
-              fits.pivot(index="held_out", columns="grid", values="setting").to_markdown(), "",
-              "## Training families for each held-out family", "",
-              fits.drop_duplicates("held_out").set_index("held_out")[["training"]].to_markdown(), ""]
-    path = Path(out or paths.reports_dir()) / "generalisation.md"
-    write_text(path, "\n".join(lines) + "\n")
-    return path
+def runs_table(families: tuple[Family, ...]) -> pd.DataFrame:
+    return pd.DataFrame([{"family": f.name, "label": LABELS.get(f.name, f.name), "experiment_run": f.run,
+                          "agents": ",".join(f.agents), "follows_mission": f.follows_mission, "foreign": f.foreign,
+                          "held_out": bool(training_families(families, f.name)),
+                          "lineage": ", ".join(sorted(f.lineage))} for f in all_families(families)])

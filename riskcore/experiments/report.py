@@ -39,6 +39,7 @@ FIGURES = {
     "search-estimate": "06-search",
     "search-scalability": "06-search",
     "generalisation-by-family": "08-generalisation",
+    "generalisation-gain": "08-generalisation",
     "generalisation-calibration": "08-generalisation",
 }
 

@@ -6,7 +6,7 @@ generic trace features; with a few hundred players that is many parameters for l
 weights w shared by all explanations:
 
     P(e | obs_1..i) ∝ P(e) exp(w . x_e(i)),   x_e(i) = (share of e's territories owned after obs i,
-                                                      share of the player's reinforcements, won attacks, lost
+                                                      share of the player's placements, won attacks, lost
                                                       attacks, fortifies, won defences, lost defences so far
                                                       that landed in e's territories)
 
@@ -40,7 +40,8 @@ def explanation_features(f: Features) -> np.ndarray:
     out = np.empty((f.n, f.hyp.size, len(FEATURE_NAMES)))
     out[:, :, 0] = f.owned_in / np.maximum(f.member_size, 1)
     for j, k in enumerate(SHARE_KINDS, start=1):
-        is_k = (kind == KIND[k]).astype(float)[:, None]
+        codes = [KIND[k], KIND["place"]] if k == "reinforce" else [KIND[k]]  # a setup army is placed like one
+        is_k = np.isin(kind, codes).astype(float)[:, None]
         out[:, :, j] = grouped_cumsum(inside * is_k, starts) / np.maximum(grouped_cumsum(is_k, starts), 1)
     return out
 

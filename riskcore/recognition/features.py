@@ -7,8 +7,9 @@ first turn after setup and closes at the player's elimination, or just before th
 occupy and its attack, or the final fortify or placement), so the end state never gives the answer away.
 
 The stored features also hold two `EXTENDED_KINDS` the reference implementation observed: setup placements
-(`place`, turn 0) and the armies moved into a conquered territory (`occupy`). `load_features` leaves them out
-unless asked (`extended=True`, the `khan2013` PHATT scheme), so every other recogniser's window is the one above.
+(`place`, turn 0) and the armies moved into a conquered territory (`occupy`). Every recogniser observes them by
+default (`load_features(view="full")`, the window then opening with setup); `view="turns"` leaves them out, to
+measure what they are worth.
 
 For each observation we store, from the territories p owns just before it (Khan 2013, GENERATEPENDINGSET):
 `n_owned` (each gives reinforce, defend-won, defend-lost pending actions), `n_attack` (pairs owned T -> enemy
@@ -41,7 +42,8 @@ from riskcore.storage import write_parquet
 
 KINDS = ("reinforce", "defend_won", "defend_lost", "fortify", "attack_won", "attack_lost", "trade", "place",
          "occupy")
-EXTENDED_KINDS = ("place", "occupy")  # observed only in the extended view (the reference implementation's)
+EXTENDED_KINDS = ("place", "occupy")  # left out of the `turns` view
+VIEWS = ("full", "turns")  # every observation; or no setup placements and move-ins
 PENDING_KINDS = KINDS[:6]  # the kinds in PHATT's pending set
 KIND = {k: i for i, k in enumerate(KINDS)}
 
@@ -243,6 +245,7 @@ class Extractor:
                         self.candidates(ev, p, i, dst, amount, attack=False)
                 elif kind == "place" and self.extended:
                     self.observe(ev, p, i, kind, dst, None)
+                    self.candidates(ev, p, i, dst, amount, attack=False)  # a setup army placed as a reinforcement
                 armies[dst] += amount
             elif kind == "trade":
                 if turn >= 1:
@@ -424,19 +427,22 @@ def _features(obs: pd.DataFrame, mats: dict[str, np.ndarray], hyp: Hypotheses, t
                     mats["consistent"].astype(bool), hyp, truth, mats["targets_in"].astype(float))
 
 
-def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None, extended: bool = False
-                  ) -> Features:
-    """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs; without
-    the `EXTENDED_KINDS` unless `extended`."""
+def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None, view: str = "full",
+                  games: tuple[int, int] | None = None) -> Features:
+    """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs; the `turns`
+    view without the `EXTENDED_KINDS`; only games `first`..`last` when `games` is given (bounded memory)."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; known: {VIEWS}")
     config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
+    where, params = "run = ? AND hypotheses = ?", [run, hyp_name]
+    if games is not None:
+        where, params = where + " AND game_id BETWEEN ? AND ?", params + [int(games[0]), int(games[1])]
     try:
         obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
-                    "n_targets FROM rec_observations WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs",
-                    [run, hyp_name], data_dir)
+                    f"n_targets FROM rec_observations WHERE {where} ORDER BY game_id, player, obs", params, data_dir)
         pend = query(f"SELECT {', '.join(MATRICES)} FROM rec_pending "
-                     "WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, obs, explanation",
-                     [run, hyp_name], data_dir)
+                     f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
                         f"(it builds them): {exc}") from None
@@ -448,8 +454,9 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
                          f"{len(obs)} observations x {e} explanations")
     mats = {c: pend[c].to_numpy().reshape(len(obs), e) for c in pend.columns}
     obs["kind_code"] = obs.kind.map(KIND).astype(np.int64)
-    truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ? ORDER BY game_id, player",
-                  [run], data_dir)
+    truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ? "
+                  + ("AND game_id BETWEEN ? AND ? " if games is not None else "") + "ORDER BY game_id, player",
+                  [run] + ([int(games[0]), int(games[1])] if games is not None else []), data_dir)
     truth["card"] = truth.mission.map({c: i for i, c in enumerate(hyp.cards)}).fillna(-1).astype(int)
     f = _features(obs, mats, hyp, truth)
-    return f if extended else f.select(~np.isin(obs.kind.to_numpy(), EXTENDED_KINDS))
+    return f if view == "full" else f.select(~np.isin(obs.kind.to_numpy(), EXTENDED_KINDS))

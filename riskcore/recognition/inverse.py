@@ -83,25 +83,31 @@ class Candidates:
 
 
 def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Candidates:
+    """The decision candidates of `f`'s games whose decision `f` observes (a setup placement is a decision only
+    in the `full` view)."""
+    games = f.obs.game_id.to_numpy()
+    first, last = (int(games.min()), int(games.max())) if len(games) else (0, -1)
     try:
         df = query("SELECT game_id, player, seq, cand, odds, bits, continent, chosen FROM rec_candidates "
-                   "WHERE run = ? AND hypotheses = ? ORDER BY game_id, player, seq, cand",
-                   [run, f.hyp.name], data_dir)
+                   "WHERE run = ? AND hypotheses = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand",
+                   [run, f.hyp.name, first, last], data_dir)
     except Exception as exc:
         raise DataError(f"no decision candidates for run {run!r}: rebuild its features ({exc})") from None
+    obs_index = pd.MultiIndex.from_frame(f.obs[["game_id", "player", "seq"]])
+    rows = obs_index.get_indexer(pd.MultiIndex.from_frame(df[["game_id", "player", "seq"]]))
+    if (rows < 0).any():
+        if f.obs.kind.eq("place").any():  # the full view observes every decision that has candidates
+            raise DataError(f"decision candidates of run {run!r} do not match its observations")
+        df = df[rows >= 0].reset_index(drop=True)  # the setup placements the `turns` view leaves out
     key = df[["game_id", "player", "seq"]].to_numpy()
-    new_dec = np.r_[True, (key[1:] != key[:-1]).any(axis=1)]
-    new_cand = new_dec | np.r_[True, df.cand.to_numpy()[1:] != df.cand.to_numpy()[:-1]]
+    new_dec = np.r_[True, (key[1:] != key[:-1]).any(axis=1)][:len(df)]
+    new_cand = new_dec | np.r_[True, df.cand.to_numpy()[1:] != df.cand.to_numpy()[:-1]][:len(df)]
     cand_start = np.r_[np.flatnonzero(new_cand), len(df)]
     dec_rows = np.flatnonzero(new_dec)
     decision_start = np.r_[np.searchsorted(cand_start[:-1], dec_rows), len(cand_start) - 1]
-    # the observation of the deciding player at that event
-    obs_index = pd.MultiIndex.from_frame(f.obs[["game_id", "player", "seq"]])
     dec_keys = pd.MultiIndex.from_arrays([df.game_id.to_numpy()[dec_rows], df.player.to_numpy()[dec_rows],
                                           df.seq.to_numpy()[dec_rows]])
-    obs_row = obs_index.get_indexer(dec_keys)
-    if (obs_row < 0).any():
-        raise DataError(f"decision candidates of run {run!r} do not match its observations")
+    obs_row = obs_index.get_indexer(dec_keys)  # the observation of the deciding player at that event
     return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.continent.to_numpy(np.float64),
                       df.chosen.to_numpy(bool), cand_start, decision_start, obs_row)
 

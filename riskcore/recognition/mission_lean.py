@@ -16,7 +16,7 @@ import pandas as pd
 
 from riskcore.recognition.features import KIND, Features
 
-LEAN_KINDS = ("reinforce", "attack_won")
+LEAN_KINDS = ("place", "reinforce", "attack_won")  # setup placements, reinforcements, conquests
 
 
 def card_territories(hyp) -> np.ndarray:

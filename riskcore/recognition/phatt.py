@@ -18,9 +18,10 @@ Weighting schemes (all weights are parameters):
   With lam = C_e / (C_e + I_e) it reduces to `equal`; a consistent action is strong evidence exactly when few
   pending actions are consistent.
 - `khan2013`: the reference implementation's own update, exactly as the code that produced its published data ran
-  (`khan2013_loglik`): unnormalised factors per observation, setup placements and move-ins observed, a uniform prior
-  over the explanations (`uses_extended_view`); `variant=head` is the later code's successful-attack weight.
-Card trades are not in the pending set and leave the posterior unchanged; setup placements count as reinforcements.
+  (`khan2013_loglik`): unnormalised factors per observation, a uniform prior over the explanations (`Recogniser.prior`);
+  `variant=head` is the later code's successful-attack weight.
+Card trades are not in the pending set and leave the posterior unchanged; setup placements count as reinforcements
+and the armies moved into a conquered territory as a move there (the reference's "army movement").
 """
 
 from __future__ import annotations
@@ -89,12 +90,6 @@ class PhattWeights:
         return cls(str(params.get("scheme", "simple")), c, i, _number("lam", params.get("lam", 0.7)),
                    str(params.get("variant", "thesis")))
 
-    @property
-    def uses_extended_view(self) -> bool:
-        """The reference implementation also observes setup placements and move-ins, from a uniform prior over
-        the explanations."""
-        return self.scheme == "khan2013"
-
     def params(self) -> tuple[tuple[str, object], ...]:
         """The parameters that matter for the scheme, in a fixed order: the canonical form of these weights.
         Per-kind weights are given as the most common value (`c`, `i`) and the kinds that differ from it."""
@@ -131,9 +126,11 @@ def pending_counts(f: Features) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _observed_kind(f: Features) -> tuple[np.ndarray, np.ndarray]:
-    """PHATT kind index of each observation (setup placement -> reinforce) and whether it is in the pending set."""
+    """PHATT kind index of each observation (a setup placement is a reinforcement, armies moved into a conquered
+    territory a move, as the reference counted them) and whether it is in the pending set."""
     code = f.obs.kind_code.to_numpy()
     code = np.where(code == KIND["place"], KIND["reinforce"], code)
+    code = np.where(code == KIND["occupy"], KIND["fortify"], code)
     return np.minimum(code, len(PENDING_KINDS) - 1), code < len(PENDING_KINDS)
 
 

@@ -145,25 +145,35 @@ def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFr
 
 
 @lru_cache(maxsize=2)
-def _cached_features(run: str, hyp_name: str, data_dir: Path | None, extended: bool = False):
-    return load_features(run, hyp_name, data_dir, extended)
-
-
-@lru_cache(maxsize=2)
 def _cached_turn_ends(run: str, data_dir: Path | None) -> pd.DataFrame:
     return turn_ends(run, data_dir)
 
 
-def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
-                    features=None) -> pa.Table:
-    """Compute one setting's posterior rows (no writing: safe in worker processes). A recogniser that observes
-    the extended kinds (`khan2013`) loads its own features."""
-    if recogniser.extended:
-        f = _cached_features(run, hyp_name, data_dir, True)
-    else:
-        f = features if features is not None else _cached_features(run, hyp_name, data_dir)
-    return posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
-                          _cached_turn_ends(run, data_dir), recogniser.prior(f.hyp))
+CHUNK_GAMES = 50  # games a recogniser holds in memory at once: memory does not grow with the run
+
+
+def game_chunks(run: str, data_dir: Path | None, chunk: int = CHUNK_GAMES) -> list[tuple[int, int]]:
+    """(first, last) game ids of consecutive chunks of at most `chunk` of the run's games."""
+    ids = query("SELECT game_id FROM games WHERE run = ? ORDER BY game_id", [run], data_dir).game_id.to_numpy()
+    return [(int(ids[i]), int(ids[min(i + chunk, len(ids)) - 1])) for i in range(0, len(ids), chunk)]
+
+
+def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None
+                    ) -> pa.Table:
+    """Compute one setting's posterior rows (no writing: safe in worker processes), `CHUNK_GAMES` games at a time:
+    every recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's."""
+    clock = _cached_turn_ends(run, data_dir)
+    parts = []
+    for games in game_chunks(run, data_dir):
+        try:
+            f = load_features(run, hyp_name, data_dir, recogniser.view, games)
+        except DataError:
+            continue  # no observation in these games (a chunk of games nobody acted in)
+        parts.append(posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
+                                    clock[clock.game_id.between(*games)], recogniser.prior(f.hyp)))
+    if not parts:
+        raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+    return pa.concat_tables(parts).combine_chunks()
 
 
 def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | None = None) -> dict[str, int]:
@@ -181,14 +191,11 @@ def store_posteriors_many(items: list[tuple[str, str, pa.Table]], data_dir: Path
 
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
               rebuild_features: bool = False, workers: int | None = None, dask_address: str | None = None,
-              progress: bool = True, features=None) -> dict[str, int]:
-    """Posteriors of one recogniser setting on a run (`features` may be passed in when already loaded)."""
-    if features is None:
-        ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
-                        progress=progress)
-    f = features if features is not None else load_features(run, hyp_name, data_dir)
-    return store_posteriors(run, recogniser.setting, posterior_table(run, recogniser, hyp_name, data_dir, f),
-                            data_dir)
+              progress: bool = True) -> dict[str, int]:
+    """Posteriors of one recogniser setting on a run."""
+    ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
+                    progress=progress)
+    return store_posteriors(run, recogniser.setting, posterior_table(run, recogniser, hyp_name, data_dir), data_dir)
 
 
 POSTERIOR_BATCH_ROWS = 2_000_000

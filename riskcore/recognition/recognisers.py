@@ -3,6 +3,8 @@
 | name | parameters | what it is |
 |---|---|---|
 | `uniform` | | the prior |
+| `placements` | | the yardstick: the card whose named continents got most of the player's placements, setup and
+reinforcements, ties split (`baselines.placement_posterior`): a guess, not a distribution |
 | `goal` | temperature | goal completion (`baselines.goal_posterior`) |
 | `phatt` | scheme, c, i, <kind>.c, <kind>.i, lam, variant | PHATT: equal / simple / proportional weights, or the
 reference implementation's own update, `khan2013` (`phatt`) |
@@ -12,7 +14,10 @@ mission-blind, the model inferred per player (`mixture`): for players of unknown
 open-goal mixture: one more mission-blind model pursues a goal of its own (any 1 to n continents) |
 | `classifier` | C, train (runs) | multinomial logistic regression on trace features, trained on other seeds |
 
-Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`).
+Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`). Every one observes setup
+placements and the armies moved in after a conquest (`view=full`, the default); `view=turns` leaves them out, to
+measure their worth. `calibration=T` raises every posterior to the power 1/T and renormalises (a temperature fitted
+on other play: T > 1 tempers an overconfident recogniser; the most probable explanation stays the most probable).
 """
 
 from __future__ import annotations
@@ -25,20 +30,20 @@ from typing import Any, Mapping
 import numpy as np
 
 from riskcore.params import Spec, check_types, parse
-from riskcore.recognition.baselines import goal_posterior, uniform_posterior
-from riskcore.recognition.features import KINDS, Features, load_features
+from riskcore.recognition.baselines import goal_posterior, placement_posterior, uniform_posterior
+from riskcore.recognition.features import KINDS, VIEWS, Features, load_features
 from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.mixture import mixture_posterior
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum, training_rows
 
-NAMES = ("uniform", "goal", "phatt", "inverse", "mixture", "classifier")
+NAMES = ("uniform", "placements", "goal", "phatt", "inverse", "mixture", "classifier")
 # every parameter with its default (None: required); inverse's focus = -1 marginalises the player's focus over
 # inverse.FOCUS_GRID (unknown to the observer). `kinds` (every recogniser that accumulates evidence): only these
 # observation kinds carry evidence, an ablation.
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "uniform": {}, "goal": {"temperature": 0.1}, "phatt": {},
+    "uniform": {}, "placements": {}, "goal": {"temperature": 0.1}, "phatt": {},
     "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05},
     "mixture": {"beta": 10.0, "eps": 0.05, "rho": 0.5, "temper": 1.0, "goals": 0},
     "classifier": {"C": 1.0, "train": None}}
@@ -63,6 +68,8 @@ class Recogniser:
     params: tuple[tuple[str, Any], ...] = ()
     weights: PhattWeights | None = None
     kinds: tuple[str, ...] | None = None
+    view: str = "full"
+    calibration: float = 1.0
 
     @classmethod
     def from_spec(cls, spec: "str | Mapping | Spec") -> "Recogniser":
@@ -70,6 +77,14 @@ class Recogniser:
         if parsed.name not in NAMES:
             raise ValueError(f"unknown recogniser {parsed.name!r}; known: {NAMES}")
         given = parsed.kwargs
+        view = given.pop("view", "full")
+        if view not in VIEWS:
+            raise ValueError(f"recogniser spec {parsed.text!r}: view is one of {VIEWS}, not {view!r}")
+        calibration = given.pop("calibration", 1.0)
+        if isinstance(calibration, bool) or not isinstance(calibration, (int, float)) or not calibration > 0:
+            raise ValueError(f"recogniser spec {parsed.text!r}: calibration is a positive temperature, not "
+                             f"{calibration!r}")
+        extra = {"view": view, "calibration": float(calibration)}
         kinds = given.pop("kinds", None)
         if kinds is not None:
             kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
@@ -78,7 +93,7 @@ class Recogniser:
                 raise ValueError(f"recogniser spec {parsed.text!r}: kinds applies to {EVIDENCE} and names "
                                  f"observation kinds {KINDS}")
         if parsed.name == "phatt":
-            return cls("phatt", weights=PhattWeights.from_params(given), kinds=kinds)
+            return cls("phatt", weights=PhattWeights.from_params(given), kinds=kinds, **extra)
         defaults = DEFAULTS[parsed.name]
         unknown = set(given) - set(defaults)
         if unknown:
@@ -93,7 +108,7 @@ class Recogniser:
         if parsed.name == "mixture" and not params["goals"]:
             del params["goals"]  # the play-style mixture keeps its canonical text
         return cls(parsed.name, tuple((k, float(v) if k != "train" else v) for k, v in params.items()),
-                   kinds=kinds)
+                   kinds=kinds, **extra)
 
     @property
     def kwargs(self) -> dict[str, Any]:
@@ -102,7 +117,9 @@ class Recogniser:
     @property
     def spec(self) -> Spec:
         params = self.weights.params() if self.weights is not None else self.params
-        return Spec(self.name, tuple(params) + ((("kinds", self.kinds),) if self.kinds else ()))
+        return Spec(self.name, tuple(params) + ((("kinds", self.kinds),) if self.kinds else ())
+                    + ((("view", self.view),) if self.view != "full" else ())
+                    + ((("calibration", self.calibration),) if self.calibration != 1.0 else ()))
 
     @property
     def setting(self) -> str:
@@ -114,6 +131,8 @@ class Recogniser:
         p = self.kwargs
         if self.name == "uniform":
             text = "uniform prior"
+        elif self.name == "placements":
+            text = "placement count (yardstick)"
         elif self.name == "goal":
             text = f"goal completion (T {p['temperature']:g})"
         elif self.name == "inverse":
@@ -131,17 +150,17 @@ class Recogniser:
             text = _phatt_label(self.weights)
         if self.kinds:
             text += f" [{KIND_GROUPS.get(tuple(self.kinds), '+'.join(self.kinds))}]"
+        if self.view == "turns":
+            text += " [no setup placements or move-ins]"
+        if self.calibration != 1.0:
+            text += f", calibrated (T {self.calibration:.3g})"
         return text
-
-    @property
-    def extended(self) -> bool:
-        """Observes setup placements and move-ins too (the reference implementation's `khan2013`)."""
-        return self.weights is not None and self.weights.uses_extended_view
 
     def prior(self, hyp: Hypotheses) -> np.ndarray:
         """The prior over explanations: the hypotheses' (uniform over cards), or uniform over explanations for
         `khan2013`, as the reference implementation had it."""
-        return np.full(hyp.size, 1.0 / hyp.size) if self.extended else hyp.prior
+        khan = self.weights is not None and self.weights.scheme == "khan2013"
+        return np.full(hyp.size, 1.0 / hyp.size) if khan else hyp.prior
 
     def _only_kinds(self, f: Features, ll: np.ndarray) -> np.ndarray:
         if self.kinds is None:
@@ -150,11 +169,17 @@ class Recogniser:
         return np.where(keep[:, None], ll, 0.0)
 
     def posterior(self, f: Features, run: str, data_dir: Path | None = None) -> np.ndarray:
-        """(N, E) posterior after each observation of `f`."""
+        """(N, E) posterior after each observation of `f`, at the calibration temperature."""
+        post = self._posterior(f, run, data_dir)
+        return post if self.calibration == 1.0 else calibrated(post, self.calibration)
+
+    def _posterior(self, f: Features, run: str, data_dir: Path | None = None) -> np.ndarray:
         starts = group_starts(f)
         p = self.kwargs
         if self.name == "uniform":
             return uniform_posterior(f)
+        if self.name == "placements":
+            return placement_posterior(f)
         if self.name == "goal":
             return goal_posterior(f, p["temperature"])
         if self.name == "phatt":
@@ -168,7 +193,15 @@ class Recogniser:
                                      p["temper"], self._only_kinds, goals=int(p.get("goals", 0)))
         if run in p["train"]:
             raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
-        return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir), f)
+        return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir, self.view), f)
+
+
+def calibrated(probs: np.ndarray, temperature: float) -> np.ndarray:
+    """Rows of probabilities raised to 1 / temperature and renormalised (the argmax unchanged)."""
+    logp = np.log(np.clip(probs, 1e-300, 1)) / temperature
+    logp -= logp.max(axis=-1, keepdims=True)
+    out = np.exp(logp)
+    return out / out.sum(axis=-1, keepdims=True)
 
 
 def label(setting: str) -> str:
@@ -190,9 +223,9 @@ def _phatt_label(w: PhattWeights) -> str:
 
 # ---- supervised classifier ---------------------------------------------------------------------------------------
 @lru_cache(maxsize=4)
-def _trained(train: tuple[str, ...], C: float, hyp_name: str, data_dir: Path | None):
+def _trained(train: tuple[str, ...], C: float, hyp_name: str, data_dir: Path | None, view: str = "full"):
     """The classifier fitted on the `train` runs, once per process (it is scored on several test runs)."""
-    return fit_classifier([load_features(r, hyp_name, data_dir) for r in train], C)
+    return fit_classifier([load_features(r, hyp_name, data_dir, view) for r in train], C)
 
 
 def trace_features(f: Features) -> np.ndarray:

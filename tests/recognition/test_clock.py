@@ -32,7 +32,10 @@ def _posteriors(data, setting, kind):
 def test_khan2013_spec_and_its_errors():
     assert Recogniser.from_spec("phatt:scheme=khan2013:variant=head").setting == "phatt:scheme=khan2013:variant=head"
     assert Recogniser.from_spec("phatt:scheme=khan2013:variant=thesis").setting == "phatt:scheme=khan2013"
-    assert KHAN.extended and not SIMPLE.extended
+    assert KHAN.view == SIMPLE.view == "full"
+    assert Recogniser.from_spec("phatt:view=turns").setting == "phatt:scheme=simple:c=1:i=0.98:view=turns"
+    with pytest.raises(ValueError, match="view is one of"):
+        Recogniser.from_spec("phatt:view=setup")
     with pytest.raises(ValueError, match="variant is one of .* and belongs to scheme=khan2013"):
         Recogniser.from_spec("phatt:scheme=simple:variant=head")
     with pytest.raises(ValueError, match="variant is one of"):
@@ -56,26 +59,23 @@ def test_game_clock_rows(recognised):
         assert sorted(np.round(game.point.unique(), 2)) == list(CHECKPOINTS)
         # at the end of the game clock a player has seen every observation made before the winning turn
         end = game[np.isclose(game.point, 1.0) & (game.explanation == 0)].set_index(["game_id", "player"]).n_seen
-        f = load_features("mixed", "cards6", recognised, extended=rec.extended)
+        f = load_features("mixed", "cards6", recognised)
         turn = f.obs.turn.to_numpy()
         before = f.obs[turn < f.obs.game_id.map(won_in).fillna(np.inf).to_numpy()]
         seen = before.groupby(["game_id", "player"]).size()
         assert (end == seen.reindex(end.index).fillna(0).astype(int)).all()
-    # a tenth of the game is still setup: the standard view has seen nothing (its prior), khan2013 the placements
-    early = _posteriors(recognised, SIMPLE.setting, "game")
-    early = early[np.isclose(early.point, 0.1)]
-    assert (early.n_seen == 0).all() and np.allclose(early.prob.to_numpy().reshape(-1, 12).sum(axis=1), 1)
-    khan = _posteriors(recognised, KHAN.setting, "game")
-    assert (khan[np.isclose(khan.point, 0.1)].n_seen > 0).all()
+    # a tenth of the game is still setup: the setup placements are observations already
+    for rec in (KHAN, SIMPLE):
+        early = _posteriors(recognised, rec.setting, "game")
+        early = early[np.isclose(early.point, 0.1)]
+        assert (early.n_seen > 0).all() and np.allclose(early.prob.to_numpy().reshape(-1, 12).sum(axis=1), 1)
 
 
-def test_khan2013_prior_is_uniform_over_explanations(recognised):
-    first = query("SELECT explanation, prob FROM posteriors WHERE run = 'mixed' AND setting = ? "
-                  "AND point_kind = 'game' AND n_seen = 0 ORDER BY game_id, player, point, explanation",
-                  [SIMPLE.setting], recognised)
-    prior = first.prob.to_numpy()[:12]
+def test_khan2013_prior_is_uniform_over_explanations():
+    hyp = _hyp()
+    prior = SIMPLE.prior(hyp)
     assert prior.max() / prior.min() == pytest.approx(4.0)  # the cards' prior: a "+ third" card's 4 share it
-    assert np.allclose(KHAN.prior(_hyp()), 1 / 12) and np.allclose(SIMPLE.prior(_hyp()), _hyp().prior)
+    assert np.allclose(KHAN.prior(hyp), 1 / 12) and np.allclose(prior, hyp.prior)
 
 
 def _hyp():

@@ -67,7 +67,7 @@ def _compare(data: Path, run: str, games: list[tuple[Path, Path, int]], recognis
              ) -> list[str]:
     """Differences between the stored run's posteriors at the reference's clock and the reference's output."""
     build_features(run, data_dir=data, workers=1, progress=False)
-    f = load_features(run, data_dir=data, extended=True)
+    f = load_features(run, data_dir=data)
     post = recogniser.posterior(f, run, data)
     hyp = f.hyp
     keys = [frozenset(e.continents) for e in hyp.explanations]

@@ -102,6 +102,8 @@ def test_stable_over_ten_thousand_observations(features):
 
 # ---- the plain reference: replay each game with the engine and enumerate every pending action -----------------
 def _reference_loglik(state_owner, player, kind, territory, hyp, w):
+    # a setup placement is a reinforcement, the armies moved into a conquered territory a move there
+    kind = {"place": "reinforce", "occupy": "fortify"}.get(kind, kind)
     board = hyp.board
     member = hyp.membership(state_owner)
     pending = []
@@ -138,7 +140,7 @@ def _reference_loglik(state_owner, player, kind, territory, hyp, w):
 def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
     hyp = build_hypotheses(load_board("classic"), "cards6")
     ll = phatt_loglik(features, weights)
-    checked = 0
+    checked, kinds = 0, set()
     for game in (0, 3):
         events, missions, config, _ = load_game("mixed", game, small_run)
         obs = features.obs[features.obs.game_id == game]
@@ -162,7 +164,8 @@ def test_vectorised_phatt_matches_plain_reference(features, small_run, weights):
                                         weights)
                 assert np.allclose(ll[idx], ref, atol=1e-9, rtol=0), (game, seq, row.kind)
                 checked += 1
-    assert checked > 200
+                kinds.add(row.kind)
+    assert checked > 200 and {"place", "occupy", "reinforce", "attack_won"} <= kinds
 
 
 # ---- khan2013: the reference implementation's update ----------------------------------------------------------
@@ -186,14 +189,16 @@ def test_khan2013_hand_worked(two_explanations):
     assert KHAN_OUTSIDE == 0.9800000190734863  # the Java float literal 0.98f, widened
 
 
-def test_extended_kinds_only_in_the_extended_view(two_explanations, features, small_run):
+def test_the_turns_view_is_the_full_one_without_setup_placements_and_move_ins(two_explanations, features,
+                                                                               small_run):
     plain = features_from_parts(extract_game(_hand_trace(), 2, two_explanations), two_explanations)
     assert "occupy" not in set(plain.obs.kind)
-    extended = load_features("mixed", "cards6", small_run, extended=True)
-    assert {"place", "occupy"} <= set(extended.obs.kind) and not {"place", "occupy"} & set(features.obs.kind)
-    # the standard view is the extended one without those rows, in the same order
-    keep = ~extended.obs.kind.isin(["place", "occupy"]).to_numpy()
-    assert (extended.obs.seq.to_numpy()[keep] == features.obs.seq.to_numpy()).all()
+    turns = load_features("mixed", "cards6", small_run, "turns")
+    assert {"place", "occupy"} <= set(features.obs.kind) and not {"place", "occupy"} & set(turns.obs.kind)
+    keep = ~features.obs.kind.isin(["place", "occupy"]).to_numpy()
+    assert (features.obs.seq.to_numpy()[keep] == turns.obs.seq.to_numpy()).all()
+    with pytest.raises(ValueError, match="unknown view 'setup'"):
+        load_features("mixed", "cards6", small_run, "setup")
 
 
 def _khan_row(kind, inside, c, n, t, o, variant):
@@ -223,7 +228,7 @@ def _khan_row(kind, inside, c, n, t, o, variant):
 
 @pytest.mark.parametrize("variant", ["thesis", "head"])
 def test_khan2013_agrees_with_a_per_row_reference(features, small_run, variant):  # features: built once
-    f = load_features("mixed", "cards6", small_run, extended=True)
+    f = load_features("mixed", "cards6", small_run)
     ll = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "variant": variant}))
     rng = np.random.default_rng(0)
     for r in rng.choice(f.n, 400, replace=False):
@@ -236,7 +241,7 @@ def test_khan2013_agrees_with_a_per_row_reference(features, small_run, variant):
 
 
 def test_khan2013_later_code_only_changes_conquests(features, small_run):
-    f = load_features("mixed", "cards6", small_run, extended=True)
+    f = load_features("mixed", "cards6", small_run)
     thesis = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013"}))
     head = phatt_loglik(f, PhattWeights.from_params({"scheme": "khan2013", "variant": "head"}))
     differs = np.flatnonzero((np.abs(thesis - head) > 1e-15).any(axis=1))

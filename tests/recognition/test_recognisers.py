@@ -119,9 +119,11 @@ def test_lapse_rate_near_one_makes_every_choice_uniform(focused):
 
 
 def test_marginal_focus_is_not_overconfident_when_players_ignore_their_mission(tmp_path):
+    """On the turns of the game; setup placements, one army at a time on one staging territory, are strongly
+    repeated choices that a model of independent decisions over-counts (the mixtures' `temper` discounts them)."""
     simulate(RunSpec("f0", 60, GameConfig(), ("mission:focus=0",), 9), tmp_path, workers=1, progress=False)
     ensure_features("f0", "cards6", tmp_path, workers=1, progress=False)
-    f = load_features("f0", "cards6", tmp_path)
+    f = load_features("f0", "cards6", tmp_path, "turns")
     c = load_candidates(f, "f0", tmp_path)
     scorer = Scorer(f)
     fixed = scorer.score(inverse_posterior(f, c, scorer.starts, 10, 1.0, 0.0)).log_loss.mean()
