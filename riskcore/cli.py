@@ -110,6 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--sql", default=None, help="run one read-only query (SELECT, DESCRIBE, ...) and print the result")
     _data_dir(d)
 
+    ck = add("check", help="verify every file against its record and the database against the files; finish or "
+                           "undo interrupted writes; name stale derived data")
+    ck.add_argument("--run", default=None, help="only this run's directories (default: the whole data directory)")
+    ck.add_argument("--fast", action="store_true", help="sizes only, no checksums")
+    _data_dir(ck)
+
     w = add("show", help="PNG picture of the board at a given event of a recorded game")
     w.add_argument("--run", required=True)
     w.add_argument("--game", type=int, default=0)
@@ -280,6 +286,10 @@ def cmd_import(a) -> None:
         print(f"skipped {len(summary.skipped)} game(s) that do not replay:")
         for reason in summary.skipped:
             print(f"  {reason}")
+    if summary.duplicates:
+        print(f"{len(summary.duplicates)} game(s) given more than once, imported once:")
+        for where in summary.duplicates:
+            print(f"  {where}")
 
 
 def cmd_db(a) -> None:
@@ -298,6 +308,16 @@ def cmd_db(a) -> None:
         print(db.read_only_query(a.sql, a.data_dir).to_string(index=False))
         return
     print(db.schema_text(a.data_dir))
+
+
+def cmd_check(a) -> None:
+    from riskcore.db import DataError
+    from riskcore.integrity import check, summary
+
+    report = check(a.data_dir, a.run, checksums=not a.fast)
+    print(summary(report))
+    if report.problems:
+        raise DataError(f"{len(report.problems)} problem(s) found (listed above)")
 
 
 def cmd_show(a) -> None:
@@ -479,23 +499,41 @@ def cmd_train_scorer(a) -> None:
     print(out)
 
 
-COMMANDS = {"simulate": cmd_simulate, "import": cmd_import, "replay": cmd_replay, "db": cmd_db, "show": cmd_show, "summary": cmd_summary,
+COMMANDS = {"simulate": cmd_simulate, "import": cmd_import, "replay": cmd_replay, "db": cmd_db, "check": cmd_check,
+            "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "sweep": cmd_sweep, "report": cmd_report,
             "tournament": cmd_tournament,
             "bench": cmd_bench, "fuzz": cmd_fuzz, "train-scorer": cmd_train_scorer}
 
 
+_SIGNALLED: list[int] = []  # the signal that stopped the command (a library may turn the interrupt into an error)
+
+
 def _terminated(signum, frame) -> None:
+    _SIGNALLED.append(signum)
     raise KeyboardInterrupt(f"stopped by signal {signum}")
 
 
-def _check_data_dir(path: Path | None) -> None:
-    """A --data-dir must be a directory the user may write (made when missing)."""
+def _writes(args) -> bool:
+    """Whether the command writes to the data directory (reading commands work on a read-only one)."""
+    if args.command in ("replay", "show", "summary"):
+        return False
+    if args.command == "db":
+        return bool(args.rebuild or args.register)
+    return True
+
+
+def _check_data_dir(path: Path | None, write: bool) -> None:
+    """A --data-dir must be a directory; one a command writes to must be writable (made when missing)."""
     if path is None:
         return
     if path.exists() and not path.is_dir():
         raise ValueError(f"--data-dir {path} is a file, not a directory")
+    if not write:
+        if not path.is_dir():
+            raise ValueError(f"--data-dir {path} does not exist")
+        return
     probe = path if path.exists() else next((p for p in path.parents if p.exists()), Path("/"))
     if not os.access(probe, os.W_OK | os.X_OK):
         raise ValueError(f"--data-dir {path} is not writable")
@@ -505,15 +543,23 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # SIGTERM (timeout, CI, schedulers) cleans up as Ctrl-C does: staging removed, workers stopped
     previous = signal.signal(signal.SIGTERM, _terminated)
+    _SIGNALLED.clear()
     try:
-        _check_data_dir(getattr(args, "data_dir", None))
+        _check_data_dir(getattr(args, "data_dir", None), _writes(args))
         COMMANDS[args.command](args)
-    except (ValueError, RuntimeError, KeyError, FileNotFoundError, OSError) as exc:
+    except (ValueError, RuntimeError, KeyError, FileNotFoundError, OSError, OverflowError) as exc:
+        if _SIGNALLED:  # a query the signal interrupted says so in its own words: still a stop, not an error
+            print(f"riskcore {args.command}: stopped by signal {_SIGNALLED[0]}; nothing half-written was kept",
+                  file=sys.stderr)
+            return 130
         message = " ".join(str(exc).split())  # one line, whatever the library wrote
-        print(f"riskcore {args.command}: error: {message}", file=sys.stderr)
+        print(f"riskcore {args.command}: error: {message[:2000]}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"riskcore {args.command}: stopped; nothing half-written was kept", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        from riskcore.publish import Interrupted
+
+        said = str(exc) if isinstance(exc, Interrupted) else "stopped; nothing half-written was kept"
+        print(f"riskcore {args.command}: {said}", file=sys.stderr)
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -521,13 +567,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    """The `riskcore` command. After Ctrl-C or SIGTERM (clean-up done), the process ends at once: the process
-    pool's manager thread may wait forever on a result a terminated worker was writing, and the interpreter's
-    exit would join it."""
+    """The `riskcore` command. After Ctrl-C, SIGTERM or an error (clean-up done), the process ends at once: the
+    process pool's manager thread may wait forever on a result a terminated or failed worker was writing, and the
+    interpreter's exit would join it."""
     if hasattr(signal, "SIGUSR1"):  # `kill -USR1 PID`: every thread's stack on stderr, for a command that seems stuck
         faulthandler.register(signal.SIGUSR1, all_threads=True)
     code = main()
-    if code == 130:
+    if code != 0:  # a stop or an error: no joining of worker threads that may wait forever (a full disk, a kill)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

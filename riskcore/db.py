@@ -76,12 +76,20 @@ def _sql_list(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
+EVOLVE_MEMORY = "2GB"  # adding a column to a large table needs more than a writer's budget: a rare upgrade
+
+
 def _add_new_columns(con: duckdb.DuckDBPyConnection, name: str, src: str) -> None:
     """Schema evolution: columns the incoming files have and the table lacks are added (older rows get NULL)."""
     have = {r[0] for r in con.execute(f"DESCRIBE {name}").fetchall()}
-    for col, dtype, *_ in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall():
-        if col not in have:
-            con.execute(f'ALTER TABLE {name} ADD COLUMN "{col}" {dtype}')
+    new = [(col, dtype) for col, dtype, *_ in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()
+           if col not in have]
+    if not new:
+        return
+    # for the rest of this (short-lived) connection: the rewritten table holds its memory until the commit
+    con.execute(f"SET memory_limit = '{EVOLVE_MEMORY}'")
+    for col, dtype in new:
+        con.execute(f'ALTER TABLE {name} ADD COLUMN "{col}" {dtype}')
 
 
 def register_tables(con: duckdb.DuckDBPyConnection, key_column: str | dict, key: str | None, run_dir: Path
@@ -91,24 +99,40 @@ def register_tables(con: duckdb.DuckDBPyConnection, key_column: str | dict, key:
     The key is one column and value (`"run", "default"`) or a dict of columns to values. Must run inside a
     transaction opened by the caller. Returns rows now held per table for that key.
     """
-    keys = key_column if isinstance(key_column, dict) else {key_column: key}
+    tables = {d.name: sorted(d.glob("*.parquet")) for d in sorted(p for p in run_dir.iterdir() if p.is_dir())}
+    return register_files(con, key_column if isinstance(key_column, dict) else {key_column: key}, tables, run_dir)
+
+
+def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str, list[Path]], where_from: Path
+                   ) -> dict[str, int]:
+    """`register_tables` from given files per table (a part of a directory that other parts share)."""
     where = " AND ".join(f"{c} = ?" for c in keys)
     label = ", ".join(f"{c}={v!r}" for c, v in keys.items())
     counts = {}
-    for table_dir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
-        files = sorted(table_dir.glob("*.parquet"))
+    for name, files in tables.items():
         if not files:
             continue
-        name, src = table_dir.name, f"read_parquet({_sql_list(files)}, hive_partitioning = false)"
+        src = f"read_parquet({_sql_list(files)}, hive_partitioning = false)"
         try:
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM {src} LIMIT 0")
             _add_new_columns(con, name, src)
+            _add_key_columns(con, name, keys)
             con.execute(f"DELETE FROM {name} WHERE {where}", list(keys.values()))
             con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {src}")
         except duckdb.Error as exc:
-            raise DataError(f"cannot register table {name!r} ({label}) from {table_dir}: {exc}") from None
-        counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE {where}", list(keys.values())).fetchone()[0]
+            raise DataError(f"cannot register table {name!r} ({label}) from {where_from}: {_one_line(exc)}") from None
+        if not name.startswith("generations_"):  # a publication's own record is not what the caller counts
+            counts[name] = con.execute(f"SELECT count(*) FROM {name} WHERE {where}",
+                                       list(keys.values())).fetchone()[0]
     return counts
+
+
+def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> None:
+    """A key the table has no column for (a generations table first written with fewer keys) is added."""
+    have = {r[0] for r in con.execute(f"DESCRIBE {name}").fetchall()}
+    for col in keys:
+        if col not in have:
+            con.execute(f'ALTER TABLE {name} ADD COLUMN "{col}" VARCHAR')
 
 
 @contextmanager
@@ -132,26 +156,23 @@ def transaction(data_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnect
         con.close()
 
 
-def register_dir(table_root: Path, keys: dict, data_dir: Path | None = None) -> dict[str, int]:
-    """Atomically replace the rows matching `keys` in every table under `table_root` (one transaction)."""
-    with transaction(data_dir) as con:
-        return register_tables(con, keys, None, table_root)
-
-
 def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None = None,
-                 part: str = "part-00000") -> dict[str, int]:
+                 part: str = "part-00000", source: str | None = None) -> dict[str, int]:
     """Write each table (DataFrame or Arrow) to data/DIRECTORY/KEY=VALUE/TABLE/PART.parquet and replace the rows
-    matching `keys` in DuckDB, in one transaction. `directory` must be one of `PARQUET_DIRS` and its key must come
-    first in `keys`; further keys (a setting, a sweep point) let several parts share one directory."""
-    return store_frames_many([(frames, keys, part)], directory, data_dir)[0]
+    matching `keys` in DuckDB, in one publication. `directory` must be one of `PARQUET_DIRS` and its key must come
+    first in `keys`; further keys (a setting, a sweep point) let several parts share one directory. `source`: the
+    trace generation the frames were derived from."""
+    return store_frames_many([(frames, keys, part)], directory, data_dir, source)[0]
 
 
-def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_dir: Path | None = None
-                      ) -> list[dict[str, int]]:
-    """`store_frames` for several (frames, keys, part) items in one transaction: many small writes (a posterior
-    table per recogniser setting) cost one database commit instead of one each."""
+def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_dir: Path | None = None,
+                      source: str | None = None) -> list[dict[str, int]]:
+    """`store_frames` for several (frames, keys, part) items in one publication (`riskcore.publish`): many small
+    writes (a posterior table per recogniser setting) cost one database commit instead of one each. `source`: the
+    trace generation the frames were derived from (recorded in `generations_<directory>`)."""
     import pyarrow as pa
 
+    from riskcore.publish import Move, publish, seal
     from riskcore.storage import remove_leftovers, staging_dir, write_parquet
 
     for _, keys, _ in items:
@@ -162,7 +183,7 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
     remove_leftovers(root)
     stage = staging_dir(root / directory)
     try:
-        staged = []
+        moves, parts, check = [], [], None
         for k, (frames, keys, part) in enumerate(items):
             tmp = stage / str(k)
             tmp.mkdir()
@@ -170,50 +191,107 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
                 table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
                 if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
                     write_parquet(table, tmp / name / f"{part}.parquet")
-            staged.append((tmp, keys))
-        with transaction(data_dir) as con:
-            counts = [register_tables(con, keys, None, tmp) for tmp, keys in staged]
-        for tmp, keys in staged:
+            generation = seal(tmp, directory, keys, source, part)
+            check = check or (f"generations_{directory}", keys, generation)
             final = paths.parquet_dir(directory, *map(str, next(iter(keys.items()))), data_dir)
-            for f in tmp.rglob("*.parquet"):
-                dest = final / f.relative_to(tmp)
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                f.replace(dest)
+            files: dict[str, list[Path]] = {}
+            for f in sorted(tmp.rglob("*.parquet")):
+                rel = f.relative_to(tmp)
+                moves.append(Move(f, final / rel))
+                files.setdefault(rel.parts[0], []).append(final / rel)
+            parts.append((keys, files, final))
+
+        def commit():
+            with transaction(data_dir) as con:
+                return [register_files(con, keys, files, final) for keys, files, final in parts]
+
+        return publish(moves, commit, check[2], check, data_dir, committed=committed)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
-    return counts
 
 
-def register_run(run_dir: Path, run: str, data_dir: Path | None = None) -> dict[str, int]:
-    """Atomically replace run `run` in the database with the Parquet tables under `run_dir`."""
-    return register_dir(run_dir, {"run": run}, data_dir)
+def publish_run(final: Path, run: str, write: Callable[[Path], None], data_dir: Path | None = None,
+                source: str | None = None) -> dict[str, int]:
+    """`write(stage)` a run's tables into a staging directory beside `final`, seal it (its generation and the record
+    of its files) and publish it in place of `final` with its rows (`riskcore.publish`): whatever fails or whenever
+    the process is stopped, the run is the complete old one or the complete new one."""
+    from riskcore.publish import seal
+    from riskcore.storage import remove_leftovers, staging_dir
 
-
-def publish_run(final: Path, run: str, write: Callable[[Path], None], data_dir: Path | None = None
-                ) -> dict[str, int]:
-    """`write(stage)` a run's tables into a staging directory beside `final`, register them in DuckDB, then put
-    the directory in place of `final`: whatever fails, neither files nor rows of a half-written run remain."""
-    from riskcore.storage import replace_dir, staging_dir
-
+    tree = final.parent.name
+    remove_leftovers(final.parent)  # what a killed write of this tree left behind
     stage = staging_dir(final)
     try:
         write(stage)
-        counts = register_run(stage, run, data_dir)
-        replace_dir(stage, final)
+        generation = seal(stage, tree, {"run": run}, source)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return publish_dir(stage, final, run, tree, generation, data_dir)
+
+
+def publish_dir(stage: Path, final: Path, run: str, tree: str, generation: str, data_dir: Path | None,
+                keep_staged: bool = False) -> dict[str, int]:
+    """Publish a sealed run directory in place of `final` with its rows (`riskcore.publish`)."""
+    from riskcore.publish import Move, publish
+
+    def commit():
+        with transaction(data_dir) as con:
+            return register_tables(con, "run", run, final)
+
+    return publish([Move(stage, final)], commit, generation, (f"generations_{tree}", {"run": run}, generation),
+                   data_dir, keep_staged, committed=committed)
+
+
+def committed(table: str, keys: dict, generation: str, data_dir: Path | None) -> bool:
+    """Whether the database holds a publication's generation. A database that cannot be read (locked, damaged) is
+    an error, never a "no": rolling back a committed publication would lose it."""
+    if not paths.db_path(data_dir).exists():
+        return False
+    con = connect(data_dir, read_only=True)
+    try:
+        where = " AND ".join(f"{k} = ?" for k in keys)
+        rows = con.execute(f"SELECT generation FROM {table} WHERE {where}", [str(v) for v in keys.values()]).fetchall()
+    except duckdb.CatalogException:  # the table does not exist: nothing of this tree was ever committed
+        return False
     finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
-    return counts
+        con.close()
+    return generation in {r[0] for r in rows}
+
+
+def generation(tree: str, run: str, data_dir: Path | None = None) -> str | None:
+    """The generation of a run's directory in `tree` (`traces`, `recognition`) as the database holds it."""
+    try:
+        rows = query(f"SELECT generation FROM generations_{tree} WHERE run = ?", [run], data_dir)
+    except (duckdb.CatalogException, DataError):  # nothing of that tree yet, or no database
+        return None
+    return rows.generation.iloc[0] if len(rows) else None
+
+
+def stale_sources(tree: str, run: str, data_dir: Path | None = None) -> "pd.DataFrame":
+    """The rows of `generations_<tree>` for `run` whose source is not the run's current trace generation."""
+    import pandas as pd
+
+    current = generation("traces", run, data_dir)
+    try:
+        rows = query(f"SELECT * FROM generations_{tree} WHERE run = ?", [run], data_dir)
+    except (duckdb.CatalogException, DataError):
+        return pd.DataFrame()
+    return rows[rows.source.fillna("") != (current or "")]
 
 
 def rebuild(data_dir: Path | None = None) -> list[str]:
-    """Drop every table and re-register everything found under the data directory's Parquet trees, one run (or
-    sweep, tournament) per transaction, so that a corrupt file costs only its own run: the rest is rebuilt, then
-    a `DataError` names every file that could not be read. Leftovers of killed runs are removed first. Returns the
-    runs of traces registered."""
+    """Re-derive the database from the data directory's Parquet trees, one run (or sweep, tournament) per
+    transaction. Interrupted writes are finished or undone first (`publish.recover`); a database file that cannot
+    be opened is moved aside (`riskcore.duckdb.damaged-<time>`) and a new one built. A directory whose files differ
+    from their record (missing, damaged, unrecorded) is left out: the rest is rebuilt, then a `DataError` names
+    every such file. Returns the runs of traces registered."""
+    from riskcore.publish import recover, verify
     from riskcore.storage import remove_leftovers
 
     root = paths.data_dir(data_dir)
+    moved = _move_aside_if_damaged(data_dir)
+    recover(data_dir, committed, trust_files=moved is not None)
     with transaction(data_dir) as con:
         for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
             con.execute(f"DROP TABLE IF EXISTS {name}")
@@ -224,6 +302,10 @@ def rebuild(data_dir: Path | None = None) -> list[str]:
             continue
         remove_leftovers(tree)
         for sub in sorted(tree.glob(f"{key}=*")):
+            problems = verify(sub)
+            if problems and not problems[0].endswith("(written before records were kept?)"):
+                failed.append("; ".join(problems))
+                continue
             try:
                 with transaction(data_dir) as con:
                     register_tables(con, key, sub.name.split("=", 1)[1], sub)
@@ -232,10 +314,32 @@ def rebuild(data_dir: Path | None = None) -> list[str]:
                 continue
             if directory == "traces":
                 found.append(sub.name.split("=", 1)[1])
+    note = f" (the damaged database was moved to {moved})" if moved else ""
     if failed:
-        raise DataError(f"rebuilt the database from {len(found)} run(s); these could not be read and are left "
-                        "out: " + " | ".join(failed))
+        raise DataError(f"rebuilt the database from {len(found)} run(s){note}; these could not be read and are "
+                        "left out: " + " | ".join(failed))
     return found
+
+
+def _move_aside_if_damaged(data_dir: Path | None) -> Path | None:
+    """Move a database file DuckDB cannot open (not a lock: damage) aside; returns where it went."""
+    db = paths.db_path(data_dir)
+    if not db.exists():
+        return None
+    try:
+        con = duckdb.connect(str(db), read_only=True)
+        con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+        con.close()
+        return None
+    except duckdb.Error as exc:
+        if "lock" in str(exc).lower():
+            raise DatabaseLocked(f"the database {db} is held by another process: {_one_line(exc)}") from None
+    aside = db.with_name(f"{db.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(db, aside)
+    for wal in (db.with_name(db.name + ".wal"),):
+        if wal.exists():
+            os.replace(wal, aside.with_name(aside.name + ".wal"))
+    return aside
 
 
 def run_config(run: str, data_dir: Path | None = None):
@@ -296,11 +400,40 @@ def read_only_query(sql: str, data_dir: Path | None = None) -> pd.DataFrame:
         if kind not in READ_ONLY:
             raise DataError(f"{kind} statements are refused: the command line only reads the database")
         try:
-            return con.execute(sql).df()
+            return _interruptible(con, sql)
         except duckdb.Error as exc:
             raise DataError(_one_line(exc)) from None
     finally:
         con.close()
+
+
+def _interruptible(con: duckdb.DuckDBPyConnection, sql: str) -> pd.DataFrame:
+    """Run a query in a thread while this one waits, so that Ctrl-C or SIGTERM (whose handlers run here, never
+    inside DuckDB's C code) stops the query instead of waiting for it."""
+    import threading
+
+    out: dict = {}
+    done = threading.Event()  # waited on, never `join`ed: an interrupted join leaves the thread's state wrong
+
+    def work() -> None:
+        try:
+            out["df"] = con.execute(sql).df()
+        except BaseException as exc:  # handed to the waiting thread
+            out["exc"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="riskcore-query", daemon=True).start()
+    try:
+        while not done.wait(0.1):
+            pass
+    except KeyboardInterrupt:
+        con.interrupt()
+        done.wait(10)
+        raise
+    if "exc" in out:
+        raise out["exc"]
+    return out["df"]
 
 
 def _one_line(exc: Exception) -> str:

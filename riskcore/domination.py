@@ -30,6 +30,7 @@ after the reserve is spent, are skipped and counted in the summary.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,6 +88,7 @@ class ImportSummary:
     ignored: dict[str, int] = field(default_factory=dict)  # commands the recording program ignored, by kind
     empty_battles: int = 0  # battles retreated before any roll (kept or dropped)
     skipped: list[str] = field(default_factory=list)  # "FILE:LINE: reason" of each game that did not replay
+    duplicates: list[str] = field(default_factory=list)  # "FILE:LINE: ..." of each game seen before
     runs: dict[str, int] = field(default_factory=dict)  # the runs written and their games
 
     def count(self, kind: str) -> None:
@@ -98,22 +100,49 @@ class ImportSummary:
         self.empty_battles += other.empty_battles
 
 
-def read_lines(path: Path) -> list[Line]:
+MAX_LINE = 10_000  # characters: a longer line is not a command (the longest real one, PLACEALL, is ~130)
+GAME_LINES = ("newplayer", "newgame", "closegame")  # what may come before a log's first game
+
+
+def _excerpt(text: str, width: int = 80) -> str:
+    return repr(text if len(text) <= width else text[:width] + "...")
+
+
+def read_lines(path: Path, summary: "ImportSummary | None" = None) -> list[Line]:
+    """The command lines of a log, read as they stream (a malformed line is named by its number as soon as it is
+    read, whatever follows it). A line that is not UTF-8 is read as Latin-1 (a seat name typed on another
+    system) and counted in `summary`."""
+    import zlib
+
     opener = gzip.open if path.suffix == ".gz" else open
+    out, started, number = [], False, 0
     try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise LogError(f"{path}: cannot read: {exc}") from None
-    out = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        words = raw.split()
-        if not words:
-            continue
-        server = words[0] in ("PLAYER", "MISSION", "PLACEALL", "CARD", "DICE")
-        if not server and len(words) < 2:
-            raise LogError(f"{path}:{number}: a command needs a sender and a name: {raw!r}")
-        out.append(Line(number, words, server))
+        with opener(path, "rb") as f:
+            for number, data in enumerate(f, start=1):
+                if len(data) > MAX_LINE:
+                    raise LogError(f"{path}:{number}: a line of {len(data):,} characters is not a command "
+                                   f"({_excerpt(data.decode('latin-1'))})")
+                try:
+                    raw = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raw = data.decode("latin-1")
+                    if summary is not None:
+                        summary.count("lines not UTF-8, read as Latin-1")
+                words = raw.split()
+                if not words:
+                    continue
+                server = words[0] in ("PLAYER", "MISSION", "PLACEALL", "CARD", "DICE")
+                if not server and (len(words) < 2 or "#" not in words[0]):
+                    raise LogError(f"{path}:{number}: not a command (a sender HOST#N and a name): {_excerpt(raw)}")
+                line = Line(number, words, server)
+                if not started and line.command not in GAME_LINES:
+                    raise LogError(f"{path}:{number}: {line.command!r} before any game: a log begins with the "
+                                   "newplayer lines of its first game")
+                started = started or line.command == "newplayer"
+                out.append(line)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise LogError(f"{path}: cannot read{f' after line {number}' if number else ''}: "
+                       f"{' '.join(str(exc).split())[:200]}") from None
     return out
 
 
@@ -218,7 +247,7 @@ class Replayer:
 
     def fail(self, line: Line | None, message: str) -> LogError:
         where = f"{self.path}:{line.number}" if line else f"{self.path}"
-        return LogError(f"{where}: {message}")
+        return LogError(f"{where}: {message if len(message) <= 300 else message[:300] + '...'}")
 
     def peek(self) -> Line | None:
         return self.lines[self.i] if self.i < len(self.lines) else None
@@ -450,7 +479,9 @@ class Replayer:
         if (na, nd) != (a_dice, d_dice) or len(faces) != na + nd or not all(0 <= f <= 5 for f in faces):
             raise self.fail(line, f"DICE {' '.join(line.args)} contradicts the rolls ({a_dice} against {d_dice} "
                                   "dice, faces 0..5)")
-        att, dfn = sorted(faces[:na], reverse=True), sorted(faces[na:], reverse=True)
+        att, dfn = faces[:na], faces[na:]
+        if att != sorted(att, reverse=True) or dfn != sorted(dfn, reverse=True):
+            raise self.fail(line, f"DICE {' '.join(line.args)}: each side's faces come sorted high to low")
         d_loss = sum(a > d for a, d in zip(att, dfn))
         return min(na, nd) - d_loss, d_loss
 
@@ -489,11 +520,18 @@ def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, mi
     mission_list = MISSIONS_6 if missions == 6 else MISSIONS_14
     summary = ImportSummary()
     games: list[GameImport] = []
+    seen: dict[str, str] = {}  # a game's commands -> where it was first found
     for path in logs:
         path = Path(path)
         if not path.exists():
             raise LogError(f"{path}: no such log")
-        for lines in split_games(read_lines(path)):
+        for lines in split_games(read_lines(path, summary)):
+            digest = hashlib.sha256("\n".join(" ".join(line.words) for line in lines).encode()).hexdigest()
+            where = f"{path}:{lines[0].number}"
+            if digest in seen:  # the same log given twice, or one game recorded twice
+                summary.duplicates.append(f"{where}: the same game as {seen[digest]}, imported once")
+                continue
+            seen[digest] = where
             counted = ImportSummary()  # a skipped game's ignored commands are not counted
             try:
                 games.append(Replayer(path, lines, counted, mission_list, drop_empty_battles, BORDERS[borders]).play())

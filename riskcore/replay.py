@@ -23,6 +23,7 @@ from riskcore.config import GameConfig
 from riskcore import paths
 from riskcore.db import DataError, _sql_list, query, run_config
 from riskcore.engine import EVENT_FIELDS, GameState, new_game, step
+from riskcore.publish import verify
 
 AUTOMATIC = {"deal", "draw_card", "eliminate", "win", "draw"}
 
@@ -148,6 +149,9 @@ class RunTraces:
         self.root = paths.traces_dir(data_dir) / f"run={run}"
         if not self.root.is_dir():
             raise DataError(f"no traces of run {run!r} at {self.root}")
+        problems = [p for p in verify(self.root) if not p.endswith("(written before records were kept?)")]
+        if problems:
+            raise TraceError(f"run {run!r}: {len(problems)} file(s) differ from their record: " + "; ".join(problems))
         self.con = duckdb.connect()  # in memory: reads the files, never the database
         for table in self.TABLES:
             files = sorted((self.root / table).glob("*.parquet"))

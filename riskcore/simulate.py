@@ -9,6 +9,7 @@ not depend on the worker count, so the same seed and config give byte-identical 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,11 +21,15 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.agents import validate_spec
 from riskcore.board import load_board
 from riskcore.config import GameConfig
-from riskcore.db import DatabaseLocked, register_run
+from riskcore.db import DatabaseLocked, publish_dir
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
-from riskcore.storage import check_name, remove_leftovers, replace_dir, staging_dir, write_parquet
+from riskcore.publish import seal
+from riskcore.storage import check_name, remove_leftovers, staging_dir, write_parquet
 from riskcore.trace import records_to_tables
+
+
+MAX_GAMES = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -38,8 +43,8 @@ class RunSpec:
 
     def __post_init__(self) -> None:
         check_name("run", self.run)
-        if self.games < 1:
-            raise ValueError(f"--games must be at least 1, got {self.games}")
+        if not 1 <= self.games <= MAX_GAMES:
+            raise ValueError(f"--games must be 1 to {MAX_GAMES:,} (a game's id is a 32-bit number), got {self.games}")
         if self.chunk < 1:
             raise ValueError(f"chunk must be at least 1, got {self.chunk}")
         if not self.agents:
@@ -96,17 +101,22 @@ def register_pending(run: str, data_dir: Path | None = None) -> dict[str, int]:
     pending = pending_dir(final)
     if not pending.is_dir():
         raise FileNotFoundError(f"no pending run {run!r} (looked for {pending})")
-    counts = register_run(pending, run, data_dir)
-    replace_dir(pending, final)
-    return counts
+    return _publish(run, pending, final, data_dir)
+
+
+def _publish(run: str, stage: Path, final: Path, data_dir: Path | None, keep_staged: bool = False
+             ) -> dict[str, int]:
+    from riskcore.publish import recorded_generation
+
+    return publish_dir(stage, final, run, "traces", recorded_generation(stage, "traces"), data_dir, keep_staged)
 
 
 def simulate(spec: RunSpec, data_dir: Path | None = None, workers: int | None = None,
              dask_address: str | None = None, progress: bool = True) -> dict[str, int]:
     """Run the games, write `traces/run=NAME/<table>/part-*.parquet`, register in DuckDB; return row counts.
 
-    All files are staged in a hidden directory; the database is updated in one transaction from the staged files
-    and only then is the run directory swapped in, so an interruption leaves the previous run intact.
+    All files are staged in a hidden directory, then published with their rows (`riskcore.publish`): an
+    interruption at any instant leaves the previous run or the new one, complete.
     """
     return simulate_many([spec], data_dir, workers, dask_address, progress, desc=f"simulate {spec.run}")[spec.run]
 
@@ -137,14 +147,16 @@ def simulate_many(specs: list[RunSpec], data_dir: Path | None = None, workers: i
                 write_parquet(table, stages[k] / name / f"part-{i:05d}.parquet")
         for spec, stage, final in zip(specs, stages, finals):
             write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
+            seal(stage, "traces", {"run": spec.run})
             try:
-                counts[spec.run] = register_run(stage, spec.run, data_dir)
+                counts[spec.run] = _publish(spec.run, stage, final, data_dir, keep_staged=True)
             except DatabaseLocked as exc:  # the games are played: keep them for `riskcore db --register`
                 kept = pending_dir(final)
-                replace_dir(stage, kept)
+                if kept.exists():
+                    shutil.rmtree(kept)
+                os.replace(stage, kept)
                 raise DatabaseLocked(f"{exc}; the games of run {spec.run!r} are kept in {kept}: register them with "
                                      f"`riskcore db --register {spec.run}`") from None
-            replace_dir(stage, final)
     finally:
         for stage in stages:
             if stage.exists():

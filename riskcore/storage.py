@@ -64,20 +64,8 @@ def write_text(path: Path, text: str) -> None:
         tmp.write_text(text)
 
 
-def replace_dir(staged: Path, final: Path) -> None:
-    """Put a fully written directory in place of `final` (the old one is removed only after the swap)."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    trash = None
-    if final.exists():
-        trash = final.with_name(f".trash-{final.name}-{os.getpid()}")
-        os.replace(final, trash)
-    os.replace(staged, final)
-    if trash is not None:
-        shutil.rmtree(trash, ignore_errors=True)
-
-
 def staging_dir(final: Path) -> Path:
-    """A fresh hidden directory beside `final` to write into before `replace_dir`; its name carries this process's
+    """A fresh hidden directory beside `final` to write into before it is published; its name carries this process's
     id, so that `remove_leftovers` can tell a live run's staging from a killed one's."""
     final.parent.mkdir(parents=True, exist_ok=True)
     path = Path(tempfile.mkdtemp(prefix=f".tmp-{final.name}-{os.getpid()}-", dir=final.parent))
@@ -93,7 +81,7 @@ def remove_leftovers(parent: Path) -> list[Path]:
         return removed
     for p in parent.iterdir():
         pid = _owner_pid(p.name)
-        if pid is None or _alive(pid):
+        if pid is None or alive(pid):
             continue
         if p.is_dir():
             shutil.rmtree(p, ignore_errors=True)
@@ -109,7 +97,7 @@ def _owner_pid(name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -65,10 +65,7 @@ def test_interrupted_run_leaves_previous_data_intact(tmp_path, monkeypatch):
     main(SIM + data)
     before = sorted(p.name for p in (tmp_path / "traces" / "run=c" / "events").iterdir())
 
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(simulate_module, "register_run", interrupted)
+    monkeypatch.setenv("RISKCORE_FAULT_AT", "new-placed:TERM")  # stopped with the new files in place, uncommitted
     assert main(SIM + data + ["--games", "9", "--seed", "4"]) == 130
     assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 6
     assert sorted(p.name for p in (tmp_path / "traces" / "run=c" / "events").iterdir()) == before
@@ -86,15 +83,17 @@ def test_rebuild_rederives_the_database_from_parquet(tmp_path, capsys):
 def test_new_columns_are_added_to_an_existing_table(tmp_path):
     import pyarrow as pa
 
-    from riskcore.db import register_dir
+    from riskcore.db import register_tables, transaction
     from riskcore.storage import write_parquet
 
     old = tmp_path / "old"
     write_parquet(pa.table({"run": ["r1"], "diff": [1.0]}), old / "t" / "part.parquet")
-    register_dir(old, {"run": "r1"}, tmp_path)
+    with transaction(tmp_path) as con:
+        register_tables(con, "run", "r1", old)
     new = tmp_path / "new"
     write_parquet(pa.table({"run": ["r2"], "difference": [2.0]}), new / "t" / "part.parquet")
-    register_dir(new, {"run": "r2"}, tmp_path)
+    with transaction(tmp_path) as con:
+        register_tables(con, "run", "r2", new)
     rows = query("SELECT run, difference FROM t ORDER BY run", data_dir=tmp_path)
     assert rows.difference.isna().tolist() == [True, False]
 

@@ -15,7 +15,7 @@ def test_same_seed_and_config_give_byte_identical_parquet_whatever_the_workers(t
     simulate(spec, tmp_path / "a", workers=1, progress=False)
     simulate(spec, tmp_path / "b", workers=2, progress=False)
     a, b = _digests(tmp_path / "a", "det"), _digests(tmp_path / "b", "det")
-    assert len(a) == 3 * 4 + 1 and a == b  # 3 chunks x 4 tables + runs
+    assert len(a) == 3 * 4 + 2 and a == b  # 3 chunks x 4 tables + runs + the record of the files
 
 
 def test_another_seed_gives_other_games(tmp_path):

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "riskcore"
-GROUND = {"paths", "config", "board", "missions", "cards", "battle", "chance", "actions", "storage", "db",
-          "parallel", "stats", "floatdot", "params"}
+GROUND = {"paths", "config", "board", "missions", "cards", "battle", "chance", "actions", "storage", "publish", "db",
+          "integrity", "parallel", "stats", "floatdot", "params"}
 ALGORITHMS = ("agents", "recognition", "search", "learning", "tuning")
 
 

@@ -200,8 +200,10 @@ def test_several_frames_are_stored_in_one_transaction_all_or_nothing(tmp_path):
     with pytest.raises(DataError, match="posteriors"):
         store_frames_many([item("s3", 3), item("s4", "not a number")], "posteriors", tmp_path)
     assert query("SELECT setting FROM posteriors ORDER BY 1", data_dir=tmp_path).setting.tolist() == ["s1", "s2"]
-    files = sorted(p.stem for p in paths.parquet_dir("posteriors", "run", "a", tmp_path).rglob("*.parquet"))
-    assert files == ["s1", "s2"]
+    root = paths.parquet_dir("posteriors", "run", "a", tmp_path)
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.parquet"))
+    assert files == ["generations_posteriors/s1.parquet", "generations_posteriors/s2.parquet",
+                     "posteriors/s1.parquet", "posteriors/s2.parquet"]
 
 
 def test_a_writer_keeps_to_its_memory_budget_and_still_registers_a_larger_run(tmp_path, monkeypatch):

@@ -2,6 +2,7 @@ import pytest
 
 from riskcore.chance import TraceError
 from riskcore.db import DataError, query
+from riskcore.publish import seal
 from riskcore.replay import RunTraces, load_game, replay, verify_game
 
 
@@ -70,6 +71,9 @@ def test_replay_checks_the_games_and_players_tables_against_the_rebuilt_game(sma
     _copy_run(small_run, tmp_path)
     part = sorted((tmp_path / "traces" / "run=mixed" / table).glob("*.parquet"))[0]
     _rewrite(part, change)
+    with pytest.raises(TraceError, match=f"{part}: "):  # the file is not the one recorded
+        RunTraces("mixed", tmp_path)
+    seal(tmp_path / "traces" / "run=mixed", "traces", {"run": "mixed"})  # as if it had been written so
     with pytest.raises(TraceError, match=message):
         verify_game(RunTraces("mixed", tmp_path), 0)
 
@@ -78,5 +82,5 @@ def test_replay_names_a_corrupt_trace_file(small_run, tmp_path):
     _copy_run(small_run, tmp_path)
     part = sorted((tmp_path / "traces" / "run=mixed" / "events").glob("*.parquet"))[1]
     part.write_bytes(part.read_bytes()[:100])
-    with pytest.raises(TraceError, match=f"corrupt trace file {part}"):
+    with pytest.raises(TraceError, match=f"{part}: 100 bytes, its record says"):
         RunTraces("mixed", tmp_path)

@@ -35,7 +35,7 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.battle import win_probability_table
 from riskcore.board import load_board
 from riskcore.chance import TraceError
-from riskcore.db import DataError, publish_run, query, run_config
+from riskcore.db import DataError, generation, publish_run, query, run_config, stale_sources
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import write_parquet
@@ -52,7 +52,8 @@ EVENT_COLUMNS = ("game_id", "seq", "turn", "player", "kind", "src", "dst", "armi
 _ODDS = win_probability_table(64)
 _CAP = _ODDS.shape[0] - 1
 MATRICES = ("owned_in", "attack_in", "fortify_in", "member_size", "consistent", "targets_in")  # (N, E) per observation
-CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_continent", "c_chosen")
+CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_self_bits", "c_continent",
+                    "c_chosen")
 
 
 @dataclass
@@ -179,7 +180,8 @@ class Extractor:
         continent = self.continent_values(p)[d_]
         if attack:
             cand, is_chosen = np.arange(len(s_)), (s_ * n + d_) == chosen
-        else:  # every owned territory is a candidate; interior ones score nothing
+            self_bits = np.zeros(len(s_), dtype=np.int64)
+        else:  # every owned territory is a candidate; interior ones threaten nothing
             mine = np.flatnonzero(owner == p)
             inner = np.setdiff1d(mine, s_)
             s_ = np.r_[s_, inner]
@@ -187,6 +189,8 @@ class Extractor:
             bits = np.r_[bits, np.zeros(len(inner), dtype=np.int64)]
             continent = np.r_[continent, np.zeros(len(inner))]
             cand, is_chosen = s_, s_ == chosen
+            # the explanations whose territories hold the candidate itself (a placement may hold, not threaten)
+            self_bits = (self.hyp.membership(owner)[:, s_] * self.bit_values[:, None]).sum(axis=0)
         if not is_chosen.any():
             return
         g, q = int(ev["game_id"][i]), int(ev["seq"][i])
@@ -198,6 +202,7 @@ class Extractor:
         out["c_cand"].extend(cand.tolist())
         out["c_odds"].extend(odds.tolist())
         out["c_bits"].extend(bits.tolist())
+        out["c_self_bits"].extend(self_bits.tolist())
         out["c_continent"].extend(continent.tolist())
         out["c_chosen"].extend(is_chosen.tolist())
 
@@ -338,6 +343,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "game_id": pa.array(parts["c_game_id"], pa.int32()), "player": pa.array(parts["c_player"], pa.int8()),
         "seq": pa.array(parts["c_seq"], pa.int32()), "cand": pa.array(parts["c_cand"], pa.int32()),
         "odds": pa.array(parts["c_odds"], pa.float32()), "bits": pa.array(parts["c_bits"], pa.int32()),
+        "self_bits": pa.array(parts["c_self_bits"], pa.int32()),
         "continent": pa.array(parts["c_continent"], pa.float32()),
         "chosen": pa.array(parts["c_chosen"], pa.bool_())})
     return {"rec_observations": obs, "rec_pending": pend, "rec_candidates": cands}
@@ -379,7 +385,8 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
             for name, table in tables.items():
                 write_parquet(table, stage / name / f"part-{i:05d}.parquet")
 
-    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir)
+    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir,
+                       source=generation("traces", run, data_dir))
 
 
 def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np.ndarray]:
@@ -427,6 +434,11 @@ def _features(obs: pd.DataFrame, mats: dict[str, np.ndarray], hyp: Hypotheses, t
                     mats["consistent"].astype(bool), hyp, truth, mats["targets_in"].astype(float))
 
 
+def features_stale(run: str, data_dir: Path | None = None) -> bool:
+    """Whether the run's stored features were built from another generation of its games than the current one."""
+    return not stale_sources("recognition", run, data_dir).empty
+
+
 def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = None, view: str = "full",
                   games: tuple[int, int] | None = None) -> Features:
     """The stored observation arrays of a run (built by `build_features`), sorted by game, player, obs; the `turns`
@@ -448,6 +460,9 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
                         f"(it builds them): {exc}") from None
     if obs.empty:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+    if features_stale(run, data_dir):
+        raise DataError(f"the recognition features of run {run!r} were built from an earlier version of its games: "
+                        f"rebuild them with `riskcore recognize --run {run} --rebuild-features`")
     e = hyp.size
     if len(pend) != len(obs) * e:
         raise TraceError(f"recognition features of run {run!r} are corrupt: {len(pend)} pending rows for "

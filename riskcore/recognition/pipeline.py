@@ -7,6 +7,7 @@ and `data/metrics/run=NAME/{recognition_metrics,recognition_paired}/part-00000.p
 from __future__ import annotations
 
 import hashlib
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
@@ -16,10 +17,10 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
-from riskcore.db import DataError, query, run_config, store_frames, store_frames_many
+from riskcore.db import DataError, generation, query, run_config, stale_sources, store_frames_many
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
-from riskcore.recognition.features import build_features, load_features
+from riskcore.recognition.features import build_features, features_stale, load_features
 from riskcore.recognition.metrics import (GRID, card_metrics, convergence_points, explanation_top1, paired,
                                           summarise)
 from riskcore.recognition.posterior import evaluation_rows, group_starts
@@ -29,12 +30,18 @@ CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
 
 
 def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: bool = False, **kw) -> None:
+    """Build the run's features unless they are there and were built from its current games (stale ones are
+    rebuilt, saying so)."""
     have = False
     if not rebuild:
         try:
             have = not query("SELECT 1 FROM rec_observations WHERE run = ? AND hypotheses = ? LIMIT 1",
                              [run, hyp_name], data_dir).empty
         except Exception:  # the table does not exist yet
+            have = False
+        if have and features_stale(run, data_dir):
+            print(f"riskcore: the recognition features of run {run!r} were built from an earlier version of its "
+                  "games: rebuilding them", file=sys.stderr)
             have = False
     if not have:
         build_features(run, hyp_name, data_dir=data_dir, **kw)
@@ -145,11 +152,18 @@ def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFr
 
 
 @lru_cache(maxsize=2)
-def _cached_turn_ends(run: str, data_dir: Path | None) -> pd.DataFrame:
-    return turn_ends(run, data_dir)
+def _cached_turn_ends(run: str, data_dir: Path | None, generation: str | None) -> pd.DataFrame:
+    return turn_ends(run, data_dir)  # keyed by the run's generation too: a rewritten run is read again
 
 
 CHUNK_GAMES = 50  # games a recogniser holds in memory at once: memory does not grow with the run
+CHUNKS_KEPT = 8  # chunks a worker keeps for the next recogniser of the same run (bounded, whatever the run)
+
+
+@lru_cache(maxsize=CHUNKS_KEPT)
+def _chunk_features(run: str, hyp_name: str, data_dir: Path | None, view: str, games: tuple[int, int],
+                    features: str | None):
+    return load_features(run, hyp_name, data_dir, view, games)  # `features`: their generation, in the key
 
 
 def game_chunks(run: str, data_dir: Path | None, chunk: int = CHUNK_GAMES) -> list[tuple[int, int]]:
@@ -162,11 +176,12 @@ def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
                     ) -> pa.Table:
     """Compute one setting's posterior rows (no writing: safe in worker processes), `CHUNK_GAMES` games at a time:
     every recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's."""
-    clock = _cached_turn_ends(run, data_dir)
+    clock = _cached_turn_ends(run, data_dir, generation("traces", run, data_dir))
+    built = generation("recognition", run, data_dir)
     parts = []
     for games in game_chunks(run, data_dir):
         try:
-            f = load_features(run, hyp_name, data_dir, recogniser.view, games)
+            f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
         except DataError:
             continue  # no observation in these games (a chunk of games nobody acted in)
         parts.append(posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
@@ -184,9 +199,16 @@ def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | N
 def store_posteriors_many(items: list[tuple[str, str, pa.Table]], data_dir: Path | None = None
                           ) -> list[dict[str, int]]:
     """Several (run, setting, posteriors) at once, in one transaction."""
-    return store_frames_many([({"posteriors": table}, {"run": run, "setting": setting},
-                               hashlib.sha1(setting.encode()).hexdigest()[:16]) for run, setting, table in items],
-                             "posteriors", data_dir)
+    by_run: dict[str, list] = {}
+    for run, setting, table in items:  # one publication per run: each records the trace generation it read
+        by_run.setdefault(run, []).append(({"posteriors": table}, {"run": run, "setting": setting},
+                                           hashlib.sha1(setting.encode()).hexdigest()[:16]))
+    counts = {}
+    for run, parts in by_run.items():
+        for (_, keys, _), c in zip(parts, store_frames_many(parts, "posteriors", data_dir,
+                                                            generation("traces", run, data_dir))):
+            counts[keys["run"], keys["setting"]] = c
+    return [counts[run, setting] for run, setting, _ in items]
 
 
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
@@ -233,6 +255,12 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
                  data_dir)
     if post.empty:
         raise DataError(f"no posteriors for run {run!r}: run `riskcore recognize --run {run}` first")
+    stale = stale_sources("posteriors", run, data_dir)
+    stale = stale[stale.setting.isin(post.setting.unique())] if len(stale) else stale
+    if len(stale):
+        raise DataError(f"the posteriors of {', '.join(repr(x) for x in stale.setting)} on run {run!r} were computed "
+                        "from an earlier version of its games: recompute them with `riskcore recognize --run "
+                        f"{run} --recogniser SETTING`")
     from riskcore.board import load_board
     from riskcore.recognition.hypotheses import build_hypotheses
 
@@ -267,11 +295,11 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     checkpoints of each clock in `clocks` (column `clock`: `window`, the player's observation window, or `game`,
     the game's turn ends with setup turns, the reference's "% of game")."""
     parts = [_evaluate_clock(run, data_dir, baselines, n_boot, clock) for clock in clocks]
-    metrics = pd.concat([m for m, _ in parts], ignore_index=True)
-    paired_df = pd.concat([p for _, p in parts], ignore_index=True)
-    store_frames({"recognition_metrics": metrics, "recognition_paired": paired_df}, "metrics", {"run": run},
-                 data_dir)
-    return metrics
+    # one part per clock: evaluating one clock keeps what an earlier evaluation stored for the other
+    store_frames_many([({"recognition_metrics": m, "recognition_paired": p}, {"run": run, "clock": clock},
+                        f"clock-{clock}") for clock, (m, p) in zip(clocks, parts)], "metrics", data_dir,
+                      generation("traces", run, data_dir))
+    return pd.concat([m for m, _ in parts], ignore_index=True)
 
 
 def _evaluate_clock(run: str, data_dir: Path | None, baselines: tuple[str, ...], n_boot: int, clock: str
