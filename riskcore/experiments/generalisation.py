@@ -17,10 +17,10 @@ Protocol, declared before measuring:
   numbers are in-house, marked so. For the foreign families every riskcore family trains; nothing is fitted on
   foreign play.
 - Grid points: the lowest mean log loss over the training families (the open-goal mixture: among the points no
-  worse than uniform on every training family).
+  worse than uniform on every training family); a grid whose choice lies on an axis's edge is widened beyond it.
 - riskcore's recogniser, named before any foreign family is scored: among inverse planning, the play-style mixture
   and the open-goal mixture, the one whose leave-one-lineage-out log loss over the held-out riskcore families is
-  lowest; then calibrated by a temperature on its explanation probabilities, fitted on the training families by
+  lowest; then calibrated by a temperature on its card probabilities, fitted on the training families by
   log loss. It is the recogniser of every headline; the other recognisers are exploration, reported as such.
 - Measured, with 95% bootstrap intervals over games: top-1 at the card level and at the reference's reading (the
   most probable explanation's card, ties split), log loss and its gain over uniform (ln 6 - log loss, nats),
@@ -47,8 +47,8 @@ from riskcore.config import GameConfig
 from riskcore.db import store_frames
 from riskcore.experiments.generalisation_protocol import (  # noqa: F401 (the protocol's names, re-exported)
     BORDERS, CALIBRATION_BINS, CEILING, CLASSIFIER, FAMILIES, FIXED, FOREIGN, GRIDS, KEY, LABELS, NAMED,
-    RECOGNISER_NAMES, REFERENCE, YARDSTICK, Family, all_families, choose, choose_named, fit_temperature,
-    fitting_families, per_family_loss, row_metrics, slow_games, training_families)
+    RECOGNISER_NAMES, REFERENCE, WIDEN_ROUNDS, YARDSTICK, Family, all_families, choose, choose_named,
+    fit_temperature, fitting_families, per_family_loss, row_metrics, slow_games, training_families, widen)
 from riskcore.recognition import conditional_logit
 from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.inverse import Candidates, inverse_posterior, load_candidates
@@ -56,7 +56,7 @@ from riskcore.recognition.metrics import bootstrap_ci
 from riskcore.recognition.mission_lean import LEAN_KINDS, player_lean
 from riskcore.recognition.mixture import mixture_from_logliks, model_logliks
 from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, ensure_features_many, game_clock_rows, turn_ends
-from riskcore.recognition.posterior import group_starts
+from riskcore.recognition.posterior import group_starts, grouped_cumsum
 from riskcore.recognition.recognisers import Recogniser, classifier_posterior, fit_classifier
 from riskcore.simulate import RunSpec, simulate_many
 
@@ -94,9 +94,10 @@ def import_foreign(logs: dict[str, list[Path]], data_dir: Path | None, workers: 
 class Run:
     """One run's features, candidates and game-clock rows, loaded once and scored for many posteriors."""
 
-    def __init__(self, name: str, data_dir: Path | None):
+    def __init__(self, name: str, data_dir: Path | None, games: tuple[int, int] | None = None):
         self.name = name
         self.data_dir = data_dir
+        self.games = games  # a chunk of the run's games (first, last), or all of them
         self._views: dict[str, Features] = {}
         self._cands: dict[str, Candidates] = {}
         self._rows: dict[str, pd.DataFrame] = {}
@@ -105,7 +106,7 @@ class Run:
 
     def features(self, view: str = "full") -> Features:
         if view not in self._views:
-            self._views[view] = load_features(self.name, "cards6", self.data_dir, view)
+            self._views[view] = load_features(self.name, "cards6", self.data_dir, view, self.games)
         return self._views[view]
 
     @property
@@ -122,7 +123,8 @@ class Run:
         row of their last observation at the checkpoint (-1: none yet) and their true card."""
         if view not in self._rows:
             if self._clock is None:
-                self._clock = turn_ends(self.name, self.data_dir)
+                clock = turn_ends(self.name, self.data_dir)
+                self._clock = clock if self.games is None else clock[clock.game_id.between(*self.games)]
             f = self.features(view)
             rows = game_clock_rows(f, self._clock, CHECKPOINTS)
             truth = f.truth.set_index(["game_id", "player"]).card
@@ -145,8 +147,11 @@ class Run:
             p = rec.kwargs
             key = (rec.view, p["beta"], p["eps"], int(p.get("goals", 0)))
             if key not in self._mixture_ll:  # the tempers and rhos of one beta share the per-model likelihoods
-                self._mixture_ll[key] = model_logliks(f, self.cands(rec.view), *key[1:])
-            post = mixture_from_logliks(f, self._mixture_ll[key], group_starts(f), p["rho"], p["temper"])
+                starts = group_starts(f)
+                self._mixture_ll[key] = [(name, grouped_cumsum(ll, starts)) for name, ll in
+                                         model_logliks(f, self.cands(rec.view), *key[1:])]
+            post = mixture_from_logliks(f, self._mixture_ll[key], group_starts(f), p["rho"], p["temper"],
+                                        cumulative=True)
         elif rec.name == "inverse":
             p = rec.kwargs
             post = inverse_posterior(f, self.cands(rec.view), group_starts(f), p["beta"], p["focus"], p["eps"])
@@ -155,27 +160,38 @@ class Run:
         return self.explanation_rows(post, rec)
 
 
-def score_run(family: str, run: str, settings: list[str], data_dir: Path | None) -> pd.DataFrame:
-    """Explanation probabilities at every scored row of one run, for each setting."""
-    loaded = Run(run, data_dir)
+SCORE_CHUNK = 40  # games per scoring task: the larger runs split, so that every worker stays busy
+
+
+def score_run(family: str, run: str, settings: list[str], data_dir: Path | None,
+              games: tuple[int, int] | None = None) -> pd.DataFrame:
+    """Explanation probabilities at every scored row of one run (or a chunk of its games), for each setting."""
+    loaded = Run(run, data_dir, games)
     return pd.concat([loaded.posterior(s).assign(family=family, setting=Recogniser.from_spec(s).setting)
                       for s in settings], ignore_index=True)
 
 
 def score_all(runs: dict[str, str], settings: dict[str, list[str]], data_dir: Path | None, workers: int | None,
               dask: str | None, progress: bool) -> pd.DataFrame:
-    """`score_run` of every (family, run) with its settings, one task each, in task order."""
+    """`score_run` of every (family, run) with its settings, `SCORE_CHUNK` games a task, in task order (every
+    recogniser reads each player alone, so a chunk's scores are the run's)."""
     from riskcore.parallel import in_task_order, run_tasks
+    from riskcore.recognition.pipeline import game_chunks
 
-    tasks = [(family, run, settings[family], data_dir) for family, run in runs.items() if settings[family]]
+    tasks = [(family, run, settings[family], data_dir, games) for family, run in runs.items() if settings[family]
+             for games in game_chunks(run, data_dir, SCORE_CHUNK)]
     if not tasks:
         return pd.DataFrame()
     return pd.concat(in_task_order(run_tasks(score_run, tasks, workers, dask, desc="score", progress=progress)),
                      ignore_index=True)
 
 
-def classifier_scores(runs: dict[str, Run], training: list[str], held_out: str) -> pd.DataFrame:
-    model = fit_classifier([runs[f].f for f in training])
+def classifier_scores(runs: dict[str, Run], training: list[str], held_out: str, fitted: dict) -> pd.DataFrame:
+    """The classifier trained on the `training` families (fitted once per training set, kept in `fitted`)."""
+    key = tuple(training)
+    if key not in fitted:
+        fitted[key] = fit_classifier([runs[f].f for f in training])
+    model = fitted[key]
     run = runs[held_out]
     return run.explanation_rows(classifier_posterior(model, run.f), Recogniser.from_spec("uniform"))
 
@@ -265,12 +281,13 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     scores = score_all(run_names, {f: settings for f in run_names}, data_dir, workers, dask, progress)
     runs = {family: Run(run, data_dir) for family, run in run_names.items()}
     card_of = runs[families[0].name].f.hyp.card_of
+    scores, grids = widened(scores, families, run_names, card_of, data_dir, workers, dask, progress)
     losses = per_family_loss(scores, card_of)
-    named_grid, named_cv = choose_named(losses, families)
+    named_grid, named_cv = choose_named(losses, families, grids)
     fits, chosen = [], {}
     for fam in everyone:
         training, held = fitting_families(families, fam.name)
-        chosen[fam.name] = choose(losses, training)
+        chosen[fam.name] = choose(losses, training, grids)
         for g, s in chosen[fam.name].items():
             fits.append({"held_out": fam.name, "grid": g, "setting": s, "training": ", ".join(training),
                          "held": held})
@@ -279,7 +296,7 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     needed = sorted({s for v in turns.values() for s in v})
     scores_turns = score_all(run_names, {f: needed for f in run_names}, data_dir, workers, dask, progress)
     rng = np.random.default_rng(np.random.SeedSequence(seed))
-    metrics, calibration, paired, recogniser = [], [], [], {}
+    metrics, calibration, paired, recogniser, classifiers = [], [], [], {}, {}
     for fam in everyone:
         family, (training, held) = fam.name, fitting_families(families, fam.name)
         pick = lambda d, s: d[(d.family == family) & (d.setting == s)]  # noqa: E731
@@ -294,7 +311,7 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
         if fam.foreign:
             recogniser = {"spec": named_spec, "grid": named_grid, "chosen_on": ", ".join(training)}
         entries.append((RECOGNISER_NAMES[CLASSIFIER], "classifier:train=<training families>",
-                        row_metrics(classifier_scores(runs, training, family), card_of)))
+                        row_metrics(classifier_scores(runs, training, family, classifiers), card_of)))
         if fam.foreign:
             entries.append((CEILING, "conditional logit (5-fold CV by game)",
                             row_metrics(ceiling_scores(runs[family], 5, seed), card_of)))
@@ -314,9 +331,29 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
               "generalisation_paired": pd.DataFrame(paired), "generalisation_fits": pd.DataFrame(fits),
               "generalisation_named": named_cv, "generalisation_lean": pd.DataFrame(lean),
               "generalisation_runs": runs_table(families),
+              "generalisation_grids": pd.DataFrame([{"grid": g, "setting": s, "declared": s in GRIDS[g]}
+                                                    for g, specs in grids.items() for s in specs]),
               "riskcore_recogniser": pd.DataFrame([recogniser])}
     store_frames({k: v.assign(run=KEY) for k, v in tables.items()}, "metrics", {"run": KEY}, data_dir)
     return write_report(games, data_dir, out)
+
+
+def widened(scores: pd.DataFrame, families: tuple[Family, ...], run_names: dict[str, str], card_of: np.ndarray,
+            data_dir: Path | None, workers: int | None, dask: str | None, progress: bool):
+    """Widen the grids where a choice for some held-out family lies on an axis's edge, score the new settings,
+    and again (`WIDEN_ROUNDS`): the scores and the grids' settings."""
+    grids = {grid: list(specs) for grid, specs in GRIDS.items()}
+    for _ in range(WIDEN_ROUNDS):
+        losses = per_family_loss(scores, card_of)
+        picks = [(g, s) for fam in all_families(families)
+                 for g, s in choose(losses, fitting_families(families, fam.name)[0], grids).items()]
+        grids = widen(grids, picks)
+        new = sorted({s for specs in grids.values() for s in specs} - set(scores.setting))
+        if not new:
+            break
+        scores = pd.concat([scores, score_all(run_names, {f: new for f in run_names}, data_dir, workers, dask,
+                                              progress)], ignore_index=True)
+    return scores, grids
 
 
 def _calibrated(table: pd.DataFrame, setting: str, training: list[str], family: str, card_of: np.ndarray,

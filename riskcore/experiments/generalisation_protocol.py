@@ -72,13 +72,67 @@ LABELS = {"mixed": "mixed (one mission-blind seat of four)"}
 REFERENCE = "phatt:scheme=khan2013"  # the reference's own recogniser, equal to its output
 YARDSTICK = "placements"
 FIXED = ("uniform", YARDSTICK, "phatt:scheme=simple:c=1:i=0.98", REFERENCE)
-GRIDS = {
-    "goal": [f"goal:temperature={t}" for t in (0.05, 0.1, 0.2)],
-    "phatt-simple": [f"phatt:scheme=simple:c=1:i={i}" for i in (0.98, 0.9, 0.7, 0.5, 0.3)],
-    "inverse": [f"inverse:beta={b}:focus=-1:eps={e}" for b in (5, 10, 20) for e in (0.05, 0.2)],
-    "mixture": [f"mixture:beta={b}:temper={t}" for b in (5, 10, 20) for t in (0.25, 0.5, 1)],
-    "open": [f"mixture:beta=5:goals=3:rho={r}:temper={t}" for r in (0.5, 0.2, 0.05) for t in (0.5, 1)],
+# each fitted recogniser's grid: a base spec and its axes; a choice on an axis's edge widens the axis (`widen`)
+AXES = {
+    "goal": ("goal", {"temperature": (0.05, 0.1, 0.2)}),
+    "phatt-simple": ("phatt:scheme=simple:c=1", {"i": (0.98, 0.9, 0.7, 0.5, 0.3)}),
+    "inverse": ("inverse:focus=-1", {"beta": (5, 10, 20), "eps": (0.1, 0.2, 0.4)}),
+    "mixture": ("mixture", {"beta": (2.5, 5, 10), "temper": (0.25, 0.5, 1)}),
+    "open": ("mixture:beta=5:goals=3", {"rho": (0.2, 0.05, 0.02), "temper": (0.25, 0.5, 1)}),
 }
+# where an axis may go: (lowest, highest, whether the highest is a value it may take)
+BOUNDS = {"temperature": (0, np.inf, False), "i": (0, 1, False), "beta": (0, np.inf, False),
+          "eps": (0, 1, False), "rho": (0, 1, False), "temper": (0, 1, True)}
+WIDEN_ROUNDS = 2
+
+
+def grid_specs(grid: str, axes: dict[str, tuple] | None = None) -> list[str]:
+    """Every setting of a grid (its declared axes, or `axes`), canonical."""
+    from itertools import product
+
+    base, declared = AXES[grid]
+    axes = axes or declared
+    names = list(axes)
+    return [Recogniser.from_spec(base + "".join(f":{k}={v:g}" for k, v in zip(names, values))).setting
+            for values in product(*(axes[k] for k in names))]
+
+
+GRIDS = {grid: grid_specs(grid) for grid in AXES}
+
+
+def axis_values(grid: str, setting: str) -> dict[str, float]:
+    """A grid setting's value on each of the grid's axes."""
+    rec = Recogniser.from_spec(setting)
+    if rec.weights is not None:
+        return {"i": float(rec.weights.i["reinforce"])}
+    return {k: float(rec.kwargs[k]) for k in AXES[grid][1]}
+
+
+def widen(grids: dict[str, list[str]], chosen: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """The grids with, for every chosen (grid, setting) on the edge of one of its grid's axes, the setting with that
+    axis moved beyond the edge: half the edge below, double it (or half-way to a bound) above; an axis at a bound
+    it may take stays."""
+    out = {grid: list(specs) for grid, specs in grids.items()}
+    for grid, setting in chosen:
+        values = [axis_values(grid, s) for s in out[grid]]
+        point = axis_values(grid, setting)
+        for axis, value in point.items():
+            seen = sorted({v[axis] for v in values})
+            low, high, reachable = BOUNDS[axis]
+            new = None
+            if len(seen) > 1 and value == seen[0]:
+                new = value / 2
+            elif len(seen) > 1 and value == seen[-1] and not (reachable and value >= high):
+                new = value * 2 if np.isinf(high) else (value + high) / 2
+            if new is None or not (low < new and (new < high or (reachable and new <= high))):
+                continue
+            moved = {**point, axis: float(f"{new:.4g}")}
+            spec = Recogniser.from_spec(AXES[grid][0] + "".join(f":{k}={v:g}" for k, v in moved.items())).setting
+            if spec not in out[grid]:
+                out[grid].append(spec)
+    return out
+
+
 CAUTIOUS = ("open",)  # grids chosen among settings no worse than uniform on every training family
 NAMED_CANDIDATES = ("inverse", "mixture", "open")  # riskcore's recogniser is one of these, chosen on riskcore play
 NAMED = "riskcore's recogniser"
@@ -113,7 +167,7 @@ def row_metrics(scores: pd.DataFrame, card_of: np.ndarray, temperature: float = 
 
     probs = explanation_probs(scores)
     if temperature != 1.0:
-        probs = calibrated(probs, temperature)
+        probs = calibrated(probs, temperature, card_of)
     cards = np.zeros((len(probs), card_of.max() + 1))
     np.add.at(cards.T, card_of, probs.T)
     true = scores.card.to_numpy().astype(int)
@@ -165,7 +219,8 @@ def choose(losses: pd.DataFrame, training: list[str], grids: dict[str, list[str]
     return out
 
 
-def choose_named(losses: pd.DataFrame, families: tuple[Family, ...]) -> tuple[str, pd.DataFrame]:
+def choose_named(losses: pd.DataFrame, families: tuple[Family, ...], grids: dict[str, list[str]] | None = None
+                 ) -> tuple[str, pd.DataFrame]:
     """riskcore's recogniser: the `NAMED_CANDIDATES` grid with the lowest leave-one-lineage-out log loss over
     the riskcore families that can be held out (each scored at the point chosen on its training families). Foreign
     families never enter. Returns the grid and the table behind the choice."""
@@ -174,7 +229,7 @@ def choose_named(losses: pd.DataFrame, families: tuple[Family, ...]) -> tuple[st
         training = training_families(families, fam.name)
         if not training:
             continue
-        chosen = choose(losses, training, {g: GRIDS[g] for g in NAMED_CANDIDATES})
+        chosen = choose(losses, training, {g: (grids or GRIDS)[g] for g in NAMED_CANDIDATES})
         rows += [{"grid": g, "family": fam.name, "setting": s, "log_loss": float(losses.loc[s, fam.name])}
                  for g, s in chosen.items()]
     cv = pd.DataFrame(rows)
@@ -189,7 +244,7 @@ def fit_temperature(scores: pd.DataFrame, card_of: np.ndarray) -> float:
     of_true = card_of[None, :] == true[:, None]
 
     def loss(log_t: float) -> float:
-        q = calibrated(probs, float(np.exp(log_t)))
+        q = calibrated(probs, float(np.exp(log_t)), card_of)
         return float(-np.log(np.clip((q * of_true).sum(axis=1), 1e-15, 1)).mean())
 
     return float(np.exp(minimize_scalar(loss, bounds=(-3, 3), method="bounded").x))

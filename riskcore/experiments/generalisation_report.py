@@ -36,6 +36,7 @@ class Tables:
             read("generalisation_runs")
         self.cal = read("generalisation_calibration")
         self.spec = read("riskcore_recogniser").spec.iloc[0]
+        self.grids = read("generalisation_grids")
         self.families = list(self.runs.family)
         self.foreign = list(self.runs.family[self.runs.foreign])
         self.riskcore = [f for f in self.families if f not in self.foreign]
@@ -222,7 +223,10 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         "## Every recogniser at 100% of the game (exploration)", "",
         "Top-1 (card level):", "", md(t.everyone("top1")), "",
         "Log loss:", "", md(t.everyone("log_loss")), "",
-        "## Grid points and training families", "",
+        "## Grids, grid points and training families", "",
+        "The settings added beyond a declared grid's edge, where a choice lay on it:", "",
+        md(t.grids[~t.grids.declared].drop(columns=["run", "declared"]).set_index("grid")) if
+        (~t.grids.declared).any() else "none", "",
         md(t.fits[~t.fits.grid.str.startswith(NAMED)].pivot(index="held_out", columns="grid", values="setting")),
         "",
         md(t.fits.drop_duplicates("held_out").set_index("held_out")[["training"]]), ""]

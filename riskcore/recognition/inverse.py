@@ -35,6 +35,7 @@ class Candidates:
 
     odds: np.ndarray
     bits: np.ndarray
+    self_bits: np.ndarray  # a placement candidate's own territory's explanation bits (0 on attack rows)
     continent: np.ndarray  # a mission-blind player's value of each row's target (`Extractor.continent_values`)
     chosen: np.ndarray
     cand_start: np.ndarray  # row where each candidate starts (+ sentinel)
@@ -50,10 +51,12 @@ class Candidates:
         return self.goal_scores(("explanations", e), focus, lambda lo, hi: (self.bits[lo:hi, None] & bit) != 0,
                                 block)
 
-    def goal_scores(self, key: tuple, focus: float, inside, block: int = 400_000
+    def goal_scores(self, key: tuple, focus: float, inside, block: int = 400_000, inside_self=None
                     ) -> tuple[np.ndarray, np.ndarray]:
         """`candidate_scores` for any K goals: `inside(lo, hi)` is the (rows, K) bool membership of rows lo..hi's
-        targets in each goal; cached under (`key`, focus)."""
+        targets in each goal; with `inside_self` (the same for each row's candidate territory), placements are
+        read as holding: a placement row scores its own territory's value, not the odds it creates (attack rows
+        are as before). Cached under (`key`, focus)."""
         key = key + (float(focus),)
         if key not in self._scores:
             n_cand = len(self.cand_start) - 1
@@ -63,11 +66,22 @@ class Candidates:
                 hi_c = min(lo_c + block, n_cand)
                 lo, hi = self.cand_start[lo_c], self.cand_start[hi_c]
                 row_score = self.odds[lo:hi, None] * np.where(inside(lo, hi), 1.0, 1.0 - focus)
+                if inside_self is not None:
+                    placing = self.self_bits[lo:hi, None] > 0
+                    row_score = np.where(placing, np.where(inside_self(lo, hi), 1.0, 1.0 - focus), row_score)
                 starts = self.cand_start[lo_c:hi_c] - lo
                 cand_score[lo_c:hi_c] = np.maximum.reduceat(row_score, starts, axis=0)
                 chosen_cand[lo_c:hi_c] = np.logical_or.reduceat(self.chosen[lo:hi], starts)
             self._scores[key] = (cand_score, chosen_cand)
         return self._scores[key]
+
+    def holding_scores(self, focus: float, e: int) -> tuple[np.ndarray, np.ndarray]:
+        """`candidate_scores` of a player who places armies to hold what it values, not to attack from it: a
+        placement candidate scores its own territory's value v_e (1 inside e, else 1 - focus); an attack as in
+        `candidate_scores`."""
+        bit = (1 << np.arange(e)).astype(np.int64)
+        return self.goal_scores(("holding", e), focus, lambda lo, hi: (self.bits[lo:hi, None] & bit) != 0,
+                                inside_self=lambda lo, hi: (self.self_bits[lo:hi, None] & bit) != 0)
 
     def free_scores(self, model: str) -> tuple[np.ndarray, np.ndarray]:
         """(candidates x 1) scores of a mission-blind model of play: `greedy` (best conquest odds, every territory
@@ -88,7 +102,7 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     games = f.obs.game_id.to_numpy()
     first, last = (int(games.min()), int(games.max())) if len(games) else (0, -1)
     try:
-        df = query("SELECT game_id, player, seq, cand, odds, bits, continent, chosen FROM rec_candidates "
+        df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, chosen FROM rec_candidates "
                    "WHERE run = ? AND hypotheses = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand",
                    [run, f.hyp.name, first, last], data_dir)
     except Exception as exc:
@@ -108,8 +122,9 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     dec_keys = pd.MultiIndex.from_arrays([df.game_id.to_numpy()[dec_rows], df.player.to_numpy()[dec_rows],
                                           df.seq.to_numpy()[dec_rows]])
     obs_row = obs_index.get_indexer(dec_keys)  # the observation of the deciding player at that event
-    return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.continent.to_numpy(np.float64),
-                      df.chosen.to_numpy(bool), cand_start, decision_start, obs_row)
+    return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.self_bits.to_numpy(np.int64),
+                      df.continent.to_numpy(np.float64), df.chosen.to_numpy(bool), cand_start, decision_start,
+                      obs_row)
 
 
 FOCUS_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)

@@ -5,13 +5,16 @@ Inverse planning with one model of play (`inverse`) reads every choice as the ch
 witness for whichever mission those continents serve, and the posterior is confidently wrong. Here each player
 is explained by one of several models of play, and which one is inferred per player along with the mission:
 
-- goal-directed: the `mission` agent's valuation with focus 0.25, 0.5, 0.75 or 1 (as in `inverse`);
+- goal-directed: the `mission` agent's valuation with focus 0.25, 0.5, 0.75 or 1 (as in `inverse`), each in two
+  styles of placing armies: to attack from (staging: a placement scores the best value-weighted conquest odds it
+  creates, as in `inverse`) or to hold (a placement scores the value of its own territory, 1 inside the
+  explanation's territories, else 1 - focus); attacks are read the same way in both;
 - mission-blind: `greedy` (the best conquest odds, every territory alike), `continent` (odds x the value a
   continent-seeking player puts on the target's continent, `features.Extractor.continent_values`), and `random`
   (every candidate alike);
 - with `goals` = n > 0, `free goals`: the goal-directed model pursuing a goal of its own, any set of 1 to n
   continents, drawn uniformly and kept for the game, whatever the card; its likelihood is the mean over those
-  goals (and the focus levels) of prod_i P(obs_i | goal). It is the goal-directed models' mission-blind twin: a
+  goals (and the focus levels and placing styles) of prod_i P(obs_i | goal). It is the goal-directed models' mission-blind twin: a
   player heading for continents that no card names is explained by it far better than by any card, and the
   posterior over cards stays near the prior. Because the goals include every card's continents, a player heading
   for exactly a card's continents is explained by both, and the goal-directed reading wins only by Occam's factor
@@ -86,14 +89,17 @@ def target_continents(hyp: Hypotheses, bits: np.ndarray) -> np.ndarray:
 
 
 def free_goal_loglik(f: Features, c: Candidates, beta: float, eps: float, max_size: int) -> np.ndarray:
-    """(N, focus levels x goals) log P(obs_i | goal, focus) of the goal-directed model pursuing every goal of
-    `goal_sets`."""
+    """(N, styles x focus levels x goals) log P(obs_i | goal, focus, style) of the goal-directed model pursuing
+    every goal of `goal_sets`, placing armies to attack from or to hold (as the goal-directed models do)."""
     sets = goal_sets(f.hyp.board.n_continents, max_size)
-    cont = target_continents(f.hyp, c.bits)
     sets = np.c_[sets, np.zeros(len(sets), dtype=bool)]  # continent -1: a row without a target is in no goal
+    cont, own = target_continents(f.hyp, c.bits), target_continents(f.hyp, c.self_bits)
     inside = lambda lo, hi: sets[:, cont[lo:hi]].T  # noqa: E731
+    holding = lambda lo, hi: sets[:, own[lo:hi]].T  # noqa: E731
     return np.hstack([choice_loglik(f.n, c, *c.goal_scores(("free goals", max_size), x, inside), beta, eps)
-                      for x in GOAL_FOCUS])
+                      for x in GOAL_FOCUS]
+                     + [choice_loglik(f.n, c, *c.goal_scores(("free goals holding", max_size), x, inside,
+                                                             inside_self=holding), beta, eps) for x in GOAL_FOCUS])
 
 
 def model_logliks(f: Features, c: Candidates, beta: float, eps: float, goals: int = 0
@@ -104,6 +110,8 @@ def model_logliks(f: Features, c: Candidates, beta: float, eps: float, goals: in
         raise ValueError(f"mixture: goals (the most continents of a free goal) must be in "
                          f"0..{f.hyp.board.n_continents}, got {goals}")
     out = [(f"mission focus {x:g}", inverse_loglik(f, c, beta, x, eps)) for x in GOAL_FOCUS]
+    out += [(f"mission focus {x:g}, holding", choice_loglik(f.n, c, *c.holding_scores(x, f.hyp.size), beta, eps))
+            for x in GOAL_FOCUS]
     for model in FREE_MODELS:
         if model == "random":
             score, chosen = c.free_scores("greedy")
@@ -129,28 +137,34 @@ def mixture_posterior(f: Features, c: Candidates, starts: np.ndarray, beta: floa
 
 
 def mixture_from_logliks(f: Features, logliks: list[tuple[str, np.ndarray]], starts: np.ndarray, rho: float,
-                         temper: float = 1.0, with_models: bool = False):
+                         temper: float = 1.0, with_models: bool = False, cumulative: bool = False):
     """`mixture_posterior` from the per-model log-likelihoods (`model_logliks`): several rho or temper values
-    share them."""
+    share them; `cumulative`: they are already summed over each player's observations (`grouped_cumsum`)."""
     if not 0 < rho < 1:
         raise ValueError(f"mixture: rho (the prior weight of goal-directed play) must be in (0, 1), got {rho}")
     if not 0 < temper <= 1:
         raise ValueError(f"mixture: temper (the power on each observation's likelihood) must be in (0, 1], "
                          f"got {temper}")
     terms, names = [], []
-    n_free = sum(not name.startswith("mission") for name, _ in logliks)
+    n_goal = sum(name.startswith("mission") for name, _ in logliks)
+    n_free = len(logliks) - n_goal
     for name, ll in logliks:
-        weight = rho / len(GOAL_FOCUS) if name.startswith("mission") else (1 - rho) / n_free
-        cum = temper * grouped_cumsum(ll, starts)
+        weight = rho / n_goal if name.startswith("mission") else (1 - rho) / n_free
+        cum = temper * (ll if cumulative else grouped_cumsum(ll, starts))
         if name == FREE_GOALS:  # the goal is the player's own, not the card's: its mean over goals
             cum = logsumexp(cum, axis=1, keepdims=True) - np.log(cum.shape[1])
         terms.append(np.log(weight) + cum)
         names.append(name)
     e = f.hyp.size
-    joint = np.stack([np.broadcast_to(t, (f.n, e)) for t in terms]) + np.log(f.hyp.prior)[None, None, :]
-    joint[:, completed_cards(f)] = -np.inf  # the rules, not a model of play: a completed card would have won
+    ruled_out = completed_cards(f)  # the rules, not a model of play: a completed card would have won
+    log_prior = np.log(f.hyp.prior)[None, :]
+    if not with_models:  # the mission-blind terms are the same for every explanation: summed apart, once
+        goal = logsumexp(np.stack([t for t in terms if t.shape[1] == e]), axis=0)
+        free = [t for t in terms if t.shape[1] != e]
+        total = np.logaddexp(goal, logsumexp(np.stack(free), axis=0)) if free else goal
+        return normalise(np.where(ruled_out, -np.inf, total + log_prior))
+    joint = np.stack([np.broadcast_to(t, (f.n, e)) for t in terms]) + log_prior[None]
+    joint[:, ruled_out] = -np.inf
     post = normalise(logsumexp(joint, axis=0))
-    if not with_models:
-        return post
     per_model = logsumexp(joint, axis=2).T  # (N, K)
     return post, normalise(per_model), names

@@ -16,8 +16,8 @@ open-goal mixture: one more mission-blind model pursues a goal of its own (any 1
 
 Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`). Every one observes setup
 placements and the armies moved in after a conquest (`view=full`, the default); `view=turns` leaves them out, to
-measure their worth. `calibration=T` raises every posterior to the power 1/T and renormalises (a temperature fitted
-on other play: T > 1 tempers an overconfident recogniser; the most probable explanation stays the most probable).
+measure their worth. `calibration=T` raises every card's posterior probability to the power 1/T and renormalises (a
+temperature fitted on other play: T > 1 tempers an overconfident recogniser; the card ranking is unchanged).
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ class Recogniser:
     def posterior(self, f: Features, run: str, data_dir: Path | None = None) -> np.ndarray:
         """(N, E) posterior after each observation of `f`, at the calibration temperature."""
         post = self._posterior(f, run, data_dir)
-        return post if self.calibration == 1.0 else calibrated(post, self.calibration)
+        return post if self.calibration == 1.0 else calibrated(post, self.calibration, f.hyp.card_of)
 
     def _posterior(self, f: Features, run: str, data_dir: Path | None = None) -> np.ndarray:
         starts = group_starts(f)
@@ -196,12 +196,18 @@ class Recogniser:
         return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir, self.view), f)
 
 
-def calibrated(probs: np.ndarray, temperature: float) -> np.ndarray:
-    """Rows of probabilities raised to 1 / temperature and renormalised (the argmax unchanged)."""
-    logp = np.log(np.clip(probs, 1e-300, 1)) / temperature
-    logp -= logp.max(axis=-1, keepdims=True)
-    out = np.exp(logp)
-    return out / out.sum(axis=-1, keepdims=True)
+def calibrated(probs: np.ndarray, temperature: float, card_of: np.ndarray) -> np.ndarray:
+    """Rows of explanation probabilities with their cards' probabilities raised to 1 / temperature and
+    renormalised, each card's explanations keeping their shares of it: the card ranking is unchanged."""
+    cards = np.zeros(probs.shape[:-1] + (int(card_of.max()) + 1,))
+    np.add.at(cards.T, card_of, np.moveaxis(probs, -1, 0))
+    logc = np.log(np.clip(cards, 1e-300, 1)) / temperature
+    logc -= logc.max(axis=-1, keepdims=True)
+    new = np.exp(logc)
+    new /= new.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(cards[..., card_of] > 0, probs / cards[..., card_of], 0.0)
+    return new[..., card_of] * share
 
 
 def label(setting: str) -> str:

@@ -64,6 +64,16 @@ def test_the_named_recogniser_is_chosen_on_riskcore_families_alone():
     assert cv[cv.chosen].grid.unique().tolist() == ["inverse"]
 
 
+def test_calibration_keeps_the_card_ranking_and_each_cards_split():
+    card_of = np.array([0, 0, 0, 0, 1, 2])
+    probs = np.array([[0.1, 0.1, 0.1, 0.1, 0.35, 0.25]])  # card 0 leads (0.4) though its explanations are small
+    for t in (0.5, 2.0, 5.0):
+        q = calibrated(probs, t, card_of)
+        cards = np.array([q[0, :4].sum(), q[0, 4], q[0, 5]])
+        assert cards.argmax() == 0 and np.allclose(q[0, :4], cards[0] / 4) and q.sum() == pytest.approx(1)
+    assert np.allclose(calibrated(probs, 1.0, card_of), probs)
+
+
 def test_a_temperature_fitted_on_overconfident_rows_is_above_one():
     rng = np.random.default_rng(0)
     card_of = np.arange(6)
@@ -77,7 +87,7 @@ def test_a_temperature_fitted_on_overconfident_rows_is_above_one():
     before = g.row_metrics(scores.assign(game_id=0, player=0, point=1.0), card_of).log_loss.mean()
     after = g.row_metrics(scores.assign(game_id=0, player=0, point=1.0), card_of, t).log_loss.mean()
     assert after < before
-    assert (calibrated(probs, t).argmax(axis=1) == probs.argmax(axis=1)).all()
+    assert (calibrated(probs, t, card_of).argmax(axis=1) == probs.argmax(axis=1)).all()
 
 
 def test_every_agent_played_blind_is_also_played_following_its_mission():
@@ -174,3 +184,19 @@ def test_every_family_gets_its_mission_lean(experiment):
     assert lean.value.between(-1, 1).all()
     assert (lean.ci_low <= lean.value + 1e-12).all() and (lean.value <= lean.ci_high + 1e-12).all()
     assert "## Mission lean" in report.read_text()
+
+
+def test_a_choice_on_a_grids_edge_widens_the_grid_beyond_it():
+    from riskcore.experiments.generalisation_protocol import axis_values
+
+    grids = {g_: list(specs) for g_, specs in g.GRIDS.items()}
+    low_beta = next(s for s in grids["mixture"] if axis_values("mixture", s) == {"beta": 2.5, "temper": 0.5})
+    top_temper = next(s for s in grids["mixture"] if axis_values("mixture", s) == {"beta": 5.0, "temper": 1.0})
+    inside = next(s for s in grids["inverse"] if axis_values("inverse", s) == {"beta": 10.0, "eps": 0.2})
+    top_i = next(s for s in grids["phatt-simple"] if axis_values("phatt-simple", s) == {"i": 0.98})
+    wider = g.widen(grids, [("mixture", low_beta), ("mixture", top_temper), ("inverse", inside),
+                            ("phatt-simple", top_i)])
+    added = {grid: [axis_values(grid, s) for s in wider[grid] if s not in grids[grid]] for grid in grids}
+    assert added["mixture"] == [{"beta": 1.25, "temper": 0.5}]  # temper 1 is a bound it may take: it stays
+    assert added["inverse"] == [] and added["goal"] == []
+    assert added["phatt-simple"] == [{"i": 0.99}]  # half-way to the weight's bound, 1

@@ -93,3 +93,23 @@ def test_the_open_goal_mixture_runs_on_a_real_run(small_run):
     assert np.allclose(rec.posterior(f, "mixed", small_run), post)
     with pytest.raises(ValueError, match="goals"):
         mixture_posterior(f, c, group_starts(f), 5, 0.05, 0.5, goals=7)
+
+
+def test_a_placement_that_holds_reads_the_territory_itself_one_that_stages_the_odds_it_creates():
+    """One placement decision between two candidates: an interior territory inside explanation 0 (no odds, its
+    own bits 0b01) and a border territory inside explanation 1 threatening a target of explanation 1 (odds 0.5).
+    The player places on the interior one: staging sees no reason for it under explanation 0 (both candidates
+    threaten nothing of 0: a coin toss) and a poor choice under 1; holding sees the territory it values under 0."""
+    from riskcore.recognition.inverse import Candidates, choice_loglik
+
+    c = Candidates(odds=np.array([0.0, 0.5]), bits=np.array([0, 0b10]), self_bits=np.array([0b01, 0b10]),
+                   continent=np.zeros(2), chosen=np.array([True, False]), cand_start=np.array([0, 1, 2]),
+                   decision_start=np.array([0, 2]), obs_row=np.array([0]))
+    staging = choice_loglik(1, c, *c.candidate_scores(1.0, 2), 10.0, 0.0)[0]
+    holding = choice_loglik(1, c, *c.holding_scores(1.0, 2), 10.0, 0.0)[0]
+    assert np.isclose(staging[0], np.log(0.5)) and staging[1] < np.log(0.01)
+    assert holding[0] > np.log(0.99) and holding[1] < np.log(0.01)  # holding: inside 0 scores 1, outside 0
+    attack = Candidates(odds=np.array([0.9]), bits=np.array([0b01]), self_bits=np.array([0]), continent=np.zeros(1),
+                        chosen=np.array([True]), cand_start=np.array([0, 1]), decision_start=np.array([0, 1]),
+                        obs_row=np.array([0]))
+    assert np.allclose(attack.holding_scores(0.5, 2)[0], attack.candidate_scores(0.5, 2)[0])  # attacks alike
