@@ -35,7 +35,7 @@ from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
 from riskcore.experiments.generalisation_report import (REFERENCE_NAME, WITHOUT, YARDSTICK_NAME, Tables,
                                                         riskcore_recogniser)
 from riskcore.experiments.recognition import REFERENCE_PHATT, experiment_runs, test_metrics, winners_vs_losers
-from riskcore.experiments.report import FIGURES, TITLE
+from riskcore.experiments.report import FIGURES, TITLE, write_headlines
 from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL
 from riskcore.recognition.recognisers import Recogniser
@@ -522,3 +522,55 @@ say(f"""
 
 # %%
 say("Figures in this report: " + ", ".join(f"`{f}`" for f in FIGURES) + ".")
+
+# %%
+# The README's results, word for word: every number from the tables this report reads (`make report` copies them)
+def diff_word(d) -> str:
+    return "higher" if d.ci_low > 0 else "lower" if d.ci_high < 0 else "not decided"
+
+
+rows = []
+for fam in gen.foreign:
+    dc, dr = gen.diff(REFERENCE_NAME, fam, "top1"), gen.diff(REFERENCE_NAME, fam, "top1_explanation")
+    rows.append(f"| {gen.label[fam]} ({gen.games(fam)}) | {gcell(NAMED, fam, 'top1')} / "
+                f"{gval(NAMED, fam, 'top1_explanation'):.3f} | {gval(REFERENCE_NAME, fam, 'top1'):.3f} / "
+                f"{gval(REFERENCE_NAME, fam, 'top1_explanation'):.3f} | {dc.difference:+.3f} ({diff_word(dc)}) / "
+                f"{dr.difference:+.3f} ({diff_word(dr)}) | {gval(YARDSTICK_NAME, fam, 'top1'):.3f} |")
+leading = rr[rr.ci_low >= rr.ci_high.iloc[0] - 1e-12] if len(rr) else rr
+agents_line = (f"`{rr.agent.iloc[0]}` leads the two-player round robin with its 95% interval clear of every other "
+               "agent's" if len(rr) > 1 and rr.ci_low.iloc[0] > rr.ci_high.iloc[1] else
+               f"the two-player round robin does not separate its leaders at {int(rr.games.iloc[0])} games an "
+               f"agent: {', '.join(f'`{a}`' for a in rr[rr.ci_high >= rr.ci_low.iloc[0]].agent)} have "
+               "overlapping 95% intervals")
+search_rows = [f"| {name} | {pct(by.loc[(name, 2, full)].optimal)} | {pct(by.loc[(name, 3, full)].optimal)} |"
+               for name in ("GB", "GB+learned strikes", "AB turn + GB", "AB one turn shorter")]
+write_headlines(f"""
+The report, `reports/report.html`, gives every result with its method, figure and limits; the tables are in
+`reports/tables/`. These headlines are copied from it by `make report`.
+
+**Mission recognition, against the reference on the same players** (top-1 at 100% of the game, card level / the
+reference's reading, 95% intervals over games; [details](reports/generalisation.md)). riskcore's recogniser,
+the {named.label}, is named on riskcore's own agent families before any other program's play is scored, and
+nothing of it is fitted on that play; the reference's recogniser reproduces the reference study's own output
+exactly; the yardstick guesses the card whose continents got most of the player's placements.
+
+| games (number) | riskcore's recogniser | the reference's recogniser | difference | yardstick |
+|---|---|---|---|---|
+{chr(10).join(rows)}
+
+On riskcore's own mission-following agent families, each held out by code lineage, riskcore's recogniser reaches
+{span([gval(NAMED, f, "top1") for f in held_following])} top-1 at 100%; on the mission-blind ones
+{span([gval(NAMED, f, "top1") for f in held_blind])} (chance 0.167). No human games are in the repository (the
+reference's recordings are not redistributable); [docs/import.md](docs/import.md) gives the commands that score
+them for a user who has them.
+
+**Goal-based search** ({int(by.loc[("GB", 2, full)].positions)} positions per player count on the small board,
+{full} turns of look-ahead; share of positions where the first decision is as good as exhaustive search's;
+[details](docs/search.md)):
+
+| search | 2 players | 3 players |
+|---|---|---|
+{chr(10).join(search_rows)}
+
+**Agents** ([details](docs/agents.md)): {agents_line}.
+""")

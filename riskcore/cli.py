@@ -432,9 +432,13 @@ def cmd_tournament(a) -> None:
 
 
 def cmd_report(a) -> None:
+    from riskcore import paths
     from riskcore.experiments.report import build_report
 
-    print(build_report(a.data_dir, {"report": {"quick": True}} if a.quick else None, progress=not a.quiet))
+    # the README's results are the committed report's: copied only by a full run into the repository's reports
+    readme = not a.quick and paths.reports_dir().resolve() == (paths.project_root() / "reports").resolve()
+    print(build_report(a.data_dir, {"report": {"quick": True}} if a.quick else None, progress=not a.quiet,
+                       readme=readme))
 
 
 def cmd_summary(a) -> None:

@@ -130,3 +130,20 @@ def test_report_html_is_byte_identical_for_the_same_notebook_despite_random_cell
         pages.append(build_html(path).read_bytes())
     assert nb.cells[0]["id"] != nbformat.read(tmp_path / "nb0.ipynb", as_version=4).cells[0]["id"]
     assert pages[0] == pages[1]
+
+
+def test_the_report_writes_the_readmes_headlines(pipeline):
+    from riskcore.experiments.report import HEADLINES, README_MARKERS, readme_with_headlines
+
+    _, reports, _ = pipeline
+    headlines = (reports / HEADLINES).read_text()
+    assert "riskcore's recogniser" in headlines and "| fork-ai w100 (" in headlines
+    merged = readme_with_headlines(f"# x\n\n{README_MARKERS[0]}\nold\n{README_MARKERS[1]}\n\nafter\n", headlines)
+    assert headlines.strip() in merged and "old" not in merged and merged.endswith("\n\nafter\n")
+
+
+def test_the_committed_readme_carries_the_committed_reports_headlines():
+    from riskcore.experiments.report import HEADLINES, readme_with_headlines
+
+    readme = (ROOT / "README.md").read_text()
+    assert readme == readme_with_headlines(readme, (ROOT / "reports" / HEADLINES).read_text())

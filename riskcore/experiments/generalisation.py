@@ -54,7 +54,7 @@ from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.inverse import Candidates, inverse_posterior, load_candidates
 from riskcore.recognition.metrics import bootstrap_ci
 from riskcore.recognition.mission_lean import LEAN_KINDS, player_lean
-from riskcore.recognition.mixture import mixture_from_logliks, model_logliks
+from riskcore.recognition.mixture import mixture_combine, mixture_parts, model_logliks
 from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, ensure_features_many, game_clock_rows, turn_ends
 from riskcore.recognition.posterior import group_starts, grouped_cumsum
 from riskcore.recognition.recognisers import Recogniser, classifier_posterior, fit_classifier
@@ -150,8 +150,10 @@ class Run:
                 starts = group_starts(f)
                 self._mixture_ll[key] = [(name, grouped_cumsum(ll, starts)) for name, ll in
                                          model_logliks(f, self.cands(rec.view), *key[1:])]
-            post = mixture_from_logliks(f, self._mixture_ll[key], group_starts(f), p["rho"], p["temper"],
-                                        cumulative=True)
+            parts = key + (p["temper"],)
+            if parts not in self._mixture_ll:  # and the rhos of one temper its two halves
+                self._mixture_ll[parts] = mixture_parts(f, self._mixture_ll[key], None, p["temper"], True)
+            post = mixture_combine(f, self._mixture_ll[parts], p["rho"])
         elif rec.name == "inverse":
             p = rec.kwargs
             post = inverse_posterior(f, self.cands(rec.view), group_starts(f), p["beta"], p["focus"], p["eps"])

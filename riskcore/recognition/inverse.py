@@ -43,45 +43,59 @@ class Candidates:
     obs_row: np.ndarray  # per decision: row in Features
     _scores: dict = field(default_factory=dict, repr=False)
 
-    def candidate_scores(self, focus: float, e: int, block: int = 400_000) -> tuple[np.ndarray, np.ndarray]:
+    def candidate_scores(self, focus: float, e: int) -> tuple[np.ndarray, np.ndarray]:
         """(candidates x explanations) scores max over a candidate's rows of odds * v_e(target), and whether each
-        candidate was chosen; computed once per focus (beta and the lapse rate only rescale them), in blocks of
-        rows to bound memory."""
+        candidate was chosen; computed once per focus (beta and the lapse rate only rescale them)."""
         bit = (1 << np.arange(e)).astype(np.int64)
-        return self.goal_scores(("explanations", e), focus, lambda lo, hi: (self.bits[lo:hi, None] & bit) != 0,
-                                block)
-
-    def goal_scores(self, key: tuple, focus: float, inside, block: int = 400_000, inside_self=None
-                    ) -> tuple[np.ndarray, np.ndarray]:
-        """`candidate_scores` for any K goals: `inside(lo, hi)` is the (rows, K) bool membership of rows lo..hi's
-        targets in each goal; with `inside_self` (the same for each row's candidate territory), placements are
-        read as holding: a placement row scores its own territory's value, not the odds it creates (attack rows
-        are as before). Cached under (`key`, focus)."""
-        key = key + (float(focus),)
-        if key not in self._scores:
-            n_cand = len(self.cand_start) - 1
-            cand_score = np.empty((n_cand, inside(0, 0).shape[1]))
-            chosen_cand = np.zeros(n_cand, dtype=bool)
-            for lo_c in range(0, n_cand, block):
-                hi_c = min(lo_c + block, n_cand)
-                lo, hi = self.cand_start[lo_c], self.cand_start[hi_c]
-                row_score = self.odds[lo:hi, None] * np.where(inside(lo, hi), 1.0, 1.0 - focus)
-                if inside_self is not None:
-                    placing = self.self_bits[lo:hi, None] > 0
-                    row_score = np.where(placing, np.where(inside_self(lo, hi), 1.0, 1.0 - focus), row_score)
-                starts = self.cand_start[lo_c:hi_c] - lo
-                cand_score[lo_c:hi_c] = np.maximum.reduceat(row_score, starts, axis=0)
-                chosen_cand[lo_c:hi_c] = np.logical_or.reduceat(self.chosen[lo:hi], starts)
-            self._scores[key] = (cand_score, chosen_cand)
-        return self._scores[key]
+        return self.goal_scores(("explanations", e), focus, lambda b: (b[:, None] & bit) != 0)
 
     def holding_scores(self, focus: float, e: int) -> tuple[np.ndarray, np.ndarray]:
         """`candidate_scores` of a player who places armies to hold what it values, not to attack from it: a
         placement candidate scores its own territory's value v_e (1 inside e, else 1 - focus); an attack as in
         `candidate_scores`."""
         bit = (1 << np.arange(e)).astype(np.int64)
-        return self.goal_scores(("holding", e), focus, lambda lo, hi: (self.bits[lo:hi, None] & bit) != 0,
-                                inside_self=lambda lo, hi: (self.self_bits[lo:hi, None] & bit) != 0)
+        return self.goal_scores(("explanations", e), focus, lambda b: (b[:, None] & bit) != 0, holding=True)
+
+    def goal_scores(self, key: tuple, focus: float, member, holding: bool = False
+                    ) -> tuple[np.ndarray, np.ndarray]:
+        """`candidate_scores` for any K goals: `member(bits)` is the (n, K) bool membership in each goal of
+        targets with those explanation bits; with `holding`, a placement scores its own territory's value, not
+        the odds it creates (attacks are as before). Cached under (`key`, focus, holding); compiled
+        (`compiled_scores`), `goal_scores_reference` is the same in arrays."""
+        from riskcore.recognition.compiled_scores import class_scores
+
+        full = key + (float(focus), holding)
+        if full not in self._scores:
+            classes, row_class = self._classes
+            own_bits = self.self_bits[self.cand_start[:-1]]
+            own_classes, own_class = np.unique(own_bits, return_inverse=True)
+            own_class = np.where(own_bits > 0, own_class, -1).astype(np.int64)
+            score = class_scores(self.odds, row_class, member(classes), own_class, member(own_classes),
+                                 float(focus), self.cand_start.astype(np.int64), holding)
+            self._scores[full] = (score, self.chosen_candidates)
+        return self._scores[full]
+
+    @property
+    def _classes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct explanation bits of the rows' targets, and each row's index into them."""
+        if "classes" not in self._scores:
+            classes, row_class = np.unique(self.bits, return_inverse=True)
+            self._scores["classes"] = (classes, row_class.astype(np.int64))
+        return self._scores["classes"]
+
+    @property
+    def chosen_candidates(self) -> np.ndarray:
+        if "chosen" not in self._scores:
+            self._scores["chosen"] = np.logical_or.reduceat(self.chosen, self.cand_start[:-1])
+        return self._scores["chosen"]
+
+    def goal_scores_reference(self, focus: float, member, holding: bool = False) -> np.ndarray:
+        """`goal_scores` in arrays, row by row (rows x K matrices): the reference the compiled form is held to."""
+        row_score = self.odds[:, None] * np.where(member(self.bits), 1.0, 1.0 - focus)
+        if holding:
+            row_score = np.where(self.self_bits[:, None] > 0,
+                                 np.where(member(self.self_bits), 1.0, 1.0 - focus), row_score)
+        return np.maximum.reduceat(row_score, self.cand_start[:-1], axis=0)
 
     def free_scores(self, model: str) -> tuple[np.ndarray, np.ndarray]:
         """(candidates x 1) scores of a mission-blind model of play: `greedy` (best conquest odds, every territory

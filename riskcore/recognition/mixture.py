@@ -92,14 +92,10 @@ def free_goal_loglik(f: Features, c: Candidates, beta: float, eps: float, max_si
     """(N, styles x focus levels x goals) log P(obs_i | goal, focus, style) of the goal-directed model pursuing
     every goal of `goal_sets`, placing armies to attack from or to hold (as the goal-directed models do)."""
     sets = goal_sets(f.hyp.board.n_continents, max_size)
-    sets = np.c_[sets, np.zeros(len(sets), dtype=bool)]  # continent -1: a row without a target is in no goal
-    cont, own = target_continents(f.hyp, c.bits), target_continents(f.hyp, c.self_bits)
-    inside = lambda lo, hi: sets[:, cont[lo:hi]].T  # noqa: E731
-    holding = lambda lo, hi: sets[:, own[lo:hi]].T  # noqa: E731
-    return np.hstack([choice_loglik(f.n, c, *c.goal_scores(("free goals", max_size), x, inside), beta, eps)
-                      for x in GOAL_FOCUS]
-                     + [choice_loglik(f.n, c, *c.goal_scores(("free goals holding", max_size), x, inside,
-                                                             inside_self=holding), beta, eps) for x in GOAL_FOCUS])
+    sets = np.c_[sets, np.zeros(len(sets), dtype=bool)]  # continent -1: a target-less row is in no goal
+    member = lambda bits: sets[:, target_continents(f.hyp, bits)].T  # noqa: E731
+    return np.hstack([choice_loglik(f.n, c, *c.goal_scores(("free goals", max_size), x, member, holding), beta,
+                                    eps) for holding in (False, True) for x in GOAL_FOCUS])
 
 
 def model_logliks(f: Features, c: Candidates, beta: float, eps: float, goals: int = 0
@@ -142,29 +138,49 @@ def mixture_from_logliks(f: Features, logliks: list[tuple[str, np.ndarray]], sta
     share them; `cumulative`: they are already summed over each player's observations (`grouped_cumsum`)."""
     if not 0 < rho < 1:
         raise ValueError(f"mixture: rho (the prior weight of goal-directed play) must be in (0, 1), got {rho}")
+    if not with_models:
+        return mixture_combine(f, mixture_parts(f, logliks, starts, temper, cumulative), rho)
+    terms, names = _terms(f, logliks, starts, temper, cumulative)
+    n_goal = sum(name.startswith("mission") for name in names)
+    weights = [rho / n_goal if name.startswith("mission") else (1 - rho) / (len(names) - n_goal) for name in names]
+    e = f.hyp.size
+    joint = np.stack([np.broadcast_to(np.log(w) + t, (f.n, e)) for w, t in zip(weights, terms)])
+    joint += np.log(f.hyp.prior)[None, None, :]
+    joint[:, completed_cards(f)] = -np.inf  # the rules, not a model of play: a completed card would have won
+    post = normalise(logsumexp(joint, axis=0))
+    per_model = logsumexp(joint, axis=2).T  # (N, K)
+    return post, normalise(per_model), names
+
+
+def _terms(f: Features, logliks: list[tuple[str, np.ndarray]], starts: np.ndarray, temper: float, cumulative: bool
+           ) -> tuple[list[np.ndarray], list[str]]:
+    """Each model's tempered cumulative log-likelihood: (N, E) for a goal-directed model, (N, 1) for a blind one."""
     if not 0 < temper <= 1:
         raise ValueError(f"mixture: temper (the power on each observation's likelihood) must be in (0, 1], "
                          f"got {temper}")
     terms, names = [], []
-    n_goal = sum(name.startswith("mission") for name, _ in logliks)
-    n_free = len(logliks) - n_goal
     for name, ll in logliks:
-        weight = rho / n_goal if name.startswith("mission") else (1 - rho) / n_free
         cum = temper * (ll if cumulative else grouped_cumsum(ll, starts))
         if name == FREE_GOALS:  # the goal is the player's own, not the card's: its mean over goals
             cum = logsumexp(cum, axis=1, keepdims=True) - np.log(cum.shape[1])
-        terms.append(np.log(weight) + cum)
+        terms.append(cum)
         names.append(name)
-    e = f.hyp.size
-    ruled_out = completed_cards(f)  # the rules, not a model of play: a completed card would have won
-    log_prior = np.log(f.hyp.prior)[None, :]
-    if not with_models:  # the mission-blind terms are the same for every explanation: summed apart, once
-        goal = logsumexp(np.stack([t for t in terms if t.shape[1] == e]), axis=0)
-        free = [t for t in terms if t.shape[1] != e]
-        total = np.logaddexp(goal, logsumexp(np.stack(free), axis=0)) if free else goal
-        return normalise(np.where(ruled_out, -np.inf, total + log_prior))
-    joint = np.stack([np.broadcast_to(t, (f.n, e)) for t in terms]) + log_prior[None]
-    joint[:, ruled_out] = -np.inf
-    post = normalise(logsumexp(joint, axis=0))
-    per_model = logsumexp(joint, axis=2).T  # (N, K)
-    return post, normalise(per_model), names
+    return terms, names
+
+
+def mixture_parts(f: Features, logliks: list[tuple[str, np.ndarray]], starts: np.ndarray, temper: float = 1.0,
+                  cumulative: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The goal-directed models' mean likelihood (N, E) and the mission-blind models' (N, 1), in logs, at one
+    temper: every rho combines them (`mixture_combine`) without computing them again."""
+    terms, names = _terms(f, logliks, starts, temper, cumulative)
+    goal = [t for t, name in zip(terms, names) if name.startswith("mission")]
+    free = [t for t, name in zip(terms, names) if not name.startswith("mission")]
+    return (logsumexp(np.stack(goal), axis=0) - np.log(len(goal)),
+            logsumexp(np.stack(free), axis=0) - np.log(len(free)))
+
+
+def mixture_combine(f: Features, parts: tuple[np.ndarray, np.ndarray], rho: float) -> np.ndarray:
+    """The mission posterior: goal-directed play with prior weight rho, mission-blind play with 1 - rho."""
+    goal, free = parts
+    total = np.logaddexp(np.log(rho) + goal, np.log(1 - rho) + free) + np.log(f.hyp.prior)[None, :]
+    return normalise(np.where(completed_cards(f), -np.inf, total))  # the rules: a completed card would have won
