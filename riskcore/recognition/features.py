@@ -53,7 +53,7 @@ _ODDS = win_probability_table(64)
 _CAP = _ODDS.shape[0] - 1
 MATRICES = ("owned_in", "attack_in", "fortify_in", "member_size", "consistent", "targets_in")  # (N, E) per observation
 CANDIDATE_FIELDS = ("c_game_id", "c_player", "c_seq", "c_cand", "c_odds", "c_bits", "c_self_bits", "c_continent",
-                    "c_chosen")
+                    "c_self_continent", "c_chosen")
 
 
 @dataclass
@@ -177,10 +177,12 @@ class Extractor:
         s_, d_ = e_src[front], e_dst[front]
         odds = _ODDS[np.minimum(armies[s_] - 1 + extra, _CAP), np.minimum(armies[d_], _CAP)]
         bits = (self.hyp.membership(owner)[:, d_] * self.bit_values[:, None]).sum(axis=0)
-        continent = self.continent_values(p)[d_]
+        values = self.continent_values(p)
+        continent = values[d_]
         if attack:
             cand, is_chosen = np.arange(len(s_)), (s_ * n + d_) == chosen
             self_bits = np.zeros(len(s_), dtype=np.int64)
+            self_continent = np.zeros(len(s_))
         else:  # every owned territory is a candidate; interior ones threaten nothing
             mine = np.flatnonzero(owner == p)
             inner = np.setdiff1d(mine, s_)
@@ -191,6 +193,7 @@ class Extractor:
             cand, is_chosen = s_, s_ == chosen
             # the explanations whose territories hold the candidate itself (a placement may hold, not threaten)
             self_bits = (self.hyp.membership(owner)[:, s_] * self.bit_values[:, None]).sum(axis=0)
+            self_continent = values[s_]  # and its own continent's value to a mission-blind continent seeker
         if not is_chosen.any():
             return
         g, q = int(ev["game_id"][i]), int(ev["seq"][i])
@@ -204,6 +207,7 @@ class Extractor:
         out["c_bits"].extend(bits.tolist())
         out["c_self_bits"].extend(self_bits.tolist())
         out["c_continent"].extend(continent.tolist())
+        out["c_self_continent"].extend(self_continent.tolist())
         out["c_chosen"].extend(is_chosen.tolist())
 
     def feed(self, ev: dict[str, np.ndarray], cut: int | None = None, final: bool = True) -> None:
@@ -345,6 +349,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "odds": pa.array(parts["c_odds"], pa.float32()), "bits": pa.array(parts["c_bits"], pa.int32()),
         "self_bits": pa.array(parts["c_self_bits"], pa.int32()),
         "continent": pa.array(parts["c_continent"], pa.float32()),
+        "self_continent": pa.array(parts["c_self_continent"], pa.float32()),
         "chosen": pa.array(parts["c_chosen"], pa.bool_())})
     return {"rec_observations": obs, "rec_pending": pend, "rec_candidates": cands}
 

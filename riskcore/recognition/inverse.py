@@ -37,6 +37,7 @@ class Candidates:
     bits: np.ndarray
     self_bits: np.ndarray  # a placement candidate's own territory's explanation bits (0 on attack rows)
     continent: np.ndarray  # a mission-blind player's value of each row's target (`Extractor.continent_values`)
+    self_continent: np.ndarray  # the same of a placement candidate's own territory (0 on attack rows)
     chosen: np.ndarray
     cand_start: np.ndarray  # row where each candidate starts (+ sentinel)
     decision_start: np.ndarray  # candidate index where each decision starts (+ sentinel)
@@ -99,14 +100,18 @@ class Candidates:
 
     def free_scores(self, model: str) -> tuple[np.ndarray, np.ndarray]:
         """(candidates x 1) scores of a mission-blind model of play: `greedy` (best conquest odds, every territory
-        alike) or `continent` (odds x the target's continent value), and whether each candidate was chosen."""
+        alike) or `continent` (odds x the target's continent value); `... holding`, the same placing to hold: a
+        placement scores its own territory (every one alike; its continent's value) and attacks as before. With
+        whether each candidate was chosen."""
         key = (model,)
         if key not in self._scores:
-            value = self.odds if model == "greedy" else self.odds * self.continent
+            base, holding = model.removesuffix(" holding"), model.endswith(" holding")
+            value = self.odds if base == "greedy" else self.odds * self.continent
+            if holding:
+                own = 1.0 if base == "greedy" else self.self_continent
+                value = np.where(self.self_bits > 0, own, value)
             starts = self.cand_start[:-1]
-            score = np.maximum.reduceat(value, starts)[:, None]
-            chosen_cand = np.logical_or.reduceat(self.chosen, starts)
-            self._scores[key] = (score, chosen_cand)
+            self._scores[key] = (np.maximum.reduceat(value, starts)[:, None], self.chosen_candidates)
         return self._scores[key]
 
 
@@ -116,7 +121,8 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     games = f.obs.game_id.to_numpy()
     first, last = (int(games.min()), int(games.max())) if len(games) else (0, -1)
     try:
-        df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, chosen FROM rec_candidates "
+        df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, self_continent, chosen "
+                   "FROM rec_candidates "
                    "WHERE run = ? AND hypotheses = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand",
                    [run, f.hyp.name, first, last], data_dir)
     except Exception as exc:
@@ -137,8 +143,8 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
                                           df.seq.to_numpy()[dec_rows]])
     obs_row = obs_index.get_indexer(dec_keys)  # the observation of the deciding player at that event
     return Candidates(df.odds.to_numpy(np.float64), df.bits.to_numpy(np.int64), df.self_bits.to_numpy(np.int64),
-                      df.continent.to_numpy(np.float64), df.chosen.to_numpy(bool), cand_start, decision_start,
-                      obs_row)
+                      df.continent.to_numpy(np.float64), df.self_continent.to_numpy(np.float64),
+                      df.chosen.to_numpy(bool), cand_start, decision_start, obs_row)
 
 
 FOCUS_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)

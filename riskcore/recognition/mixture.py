@@ -10,8 +10,9 @@ is explained by one of several models of play, and which one is inferred per pla
   creates, as in `inverse`) or to hold (a placement scores the value of its own territory, 1 inside the
   explanation's territories, else 1 - focus); attacks are read the same way in both;
 - mission-blind: `greedy` (the best conquest odds, every territory alike), `continent` (odds x the value a
-  continent-seeking player puts on the target's continent, `features.Extractor.continent_values`), and `random`
-  (every candidate alike);
+  continent-seeking player puts on the target's continent, `features.Extractor.continent_values`), each also
+  placing to hold (`greedy holding`: every placement alike; `continent holding`: a placement scores its own
+  continent's value), the mission-blind twins of the goal-directed styles, and `random` (every candidate alike);
 - with `goals` = n > 0, `free goals`: the goal-directed model pursuing a goal of its own, any set of 1 to n
   continents, drawn uniformly and kept for the game, whatever the card; its likelihood is the mean over those
   goals (and the focus levels and placing styles) of prod_i P(obs_i | goal). It is the goal-directed models' mission-blind twin: a
@@ -53,7 +54,7 @@ from riskcore.recognition.inverse import Candidates, choice_loglik, inverse_logl
 from riskcore.recognition.posterior import completed_cards, grouped_cumsum, normalise
 
 GOAL_FOCUS = (0.25, 0.5, 0.75, 1.0)
-FREE_MODELS = ("greedy", "continent", "random")
+FREE_MODELS = ("greedy", "continent", "greedy holding", "continent holding", "random")
 FREE_GOALS = "free goals"
 
 

@@ -103,13 +103,18 @@ def test_a_placement_that_holds_reads_the_territory_itself_one_that_stages_the_o
     from riskcore.recognition.inverse import Candidates, choice_loglik
 
     c = Candidates(odds=np.array([0.0, 0.5]), bits=np.array([0, 0b10]), self_bits=np.array([0b01, 0b10]),
-                   continent=np.zeros(2), chosen=np.array([True, False]), cand_start=np.array([0, 1, 2]),
+                   continent=np.zeros(2), self_continent=np.array([0.9, 0.2]), chosen=np.array([True, False]),
+                   cand_start=np.array([0, 1, 2]),
                    decision_start=np.array([0, 2]), obs_row=np.array([0]))
     staging = choice_loglik(1, c, *c.candidate_scores(1.0, 2), 10.0, 0.0)[0]
     holding = choice_loglik(1, c, *c.holding_scores(1.0, 2), 10.0, 0.0)[0]
     assert np.isclose(staging[0], np.log(0.5)) and staging[1] < np.log(0.01)
     assert holding[0] > np.log(0.99) and holding[1] < np.log(0.01)  # holding: inside 0 scores 1, outside 0
     attack = Candidates(odds=np.array([0.9]), bits=np.array([0b01]), self_bits=np.array([0]), continent=np.zeros(1),
-                        chosen=np.array([True]), cand_start=np.array([0, 1]), decision_start=np.array([0, 1]),
-                        obs_row=np.array([0]))
+                        self_continent=np.zeros(1), chosen=np.array([True]), cand_start=np.array([0, 1]),
+                        decision_start=np.array([0, 1]), obs_row=np.array([0]))
     assert np.allclose(attack.holding_scores(0.5, 2)[0], attack.candidate_scores(0.5, 2)[0])  # attacks alike
+    # the mission-blind twins: holding, every placement alike, or valued by its own continent
+    assert c.free_scores("greedy holding")[0].ravel().tolist() == [1.0, 1.0]
+    assert np.allclose(c.free_scores("continent holding")[0].ravel(), [0.9, 0.2])
+    assert np.allclose(attack.free_scores("continent holding")[0], attack.free_scores("continent")[0])
