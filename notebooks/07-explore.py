@@ -34,7 +34,8 @@ import pandas as pd
 
 from riskcore.battle import roll_outcomes
 from riskcore.db import query
-from riskcore.explore import GameExplorer
+from riskcore.explore import GameExplorer, true_card_probability
+from riskcore.recognition.recognisers import label
 from riskcore.notebook import setup
 
 setup()
@@ -116,31 +117,17 @@ rolls
 # (stored posteriors; `riskcore recognize` adds more).
 
 # %%
-if "posteriors" in present:
-    truth = query("""SELECT DISTINCT po.run, po.setting, po.point, po.game_id, po.player, po.explanation, po.prob,
-                            p.mission
-                     FROM posteriors po JOIN players p USING (run, game_id, player)
-                     WHERE po.point_kind = 'fraction'""")
-else:
-    truth = pd.DataFrame()
-if truth.empty:
+p_true = true_card_probability()
+if p_true.empty:
     print("no stored posteriors: run `riskcore recognize` on a run first")
 else:
-    from riskcore.board import load_board
-    from riskcore.recognition.hypotheses import build_hypotheses
-
-    hyp = build_hypotheses(load_board("classic"), "cards6")
-    card_of_mission = {m: k for k, m in enumerate(hyp.cards)}
-    truth["true_card"] = truth.mission.map(card_of_mission)
-    truth["card"] = hyp.card_of[truth.explanation.to_numpy()]
-    p_true = (truth[truth.card == truth.true_card].groupby(["setting", "point", "game_id", "player"]).prob.sum()
-              .groupby(["setting", "point"]).mean().unstack("setting"))
-    ax = p_true.plot(figsize=(8, 4), legend=False)
+    by = p_true.assign(recogniser=p_true.setting.map(label)).groupby(["recogniser", "point"]).p_true.mean()
+    ax = by.unstack("recogniser").plot(figsize=(8, 4), legend=False)
     ax.axhline(1 / 6, ls="--", color="k", lw=1)
     ax.set_xlabel("share of the player's actions observed")
     ax.set_ylabel("mean probability of the true card")
-    ax.legend(fontsize=7, loc="upper left")
-    display(p_true.round(3))  # noqa: F821 - IPython's display
+    ax.legend(fontsize=7, loc="upper left", ncol=2)
+    display(by.unstack("point").round(3))  # noqa: F821 - IPython's display
 
 # %% [markdown]
 # ### 4. The longest games

@@ -110,7 +110,8 @@ uniform_ll = float(np.log(6))
 # 4. [Game-playing agents](#Game-playing-agents)
 # 5. [Goal-based game-tree search](#Goal-based-game-tree-search)
 # 6. [Limits](#Limits)
-# 7. [Reproducing this report](#Reproducing-this-report)
+# 7. [References](#References)
+# 8. [Reproducing this report](#Reproducing-this-report)
 
 # %%
 say(f"""
@@ -513,6 +514,33 @@ say(f"""
 - **Agents.** Round-robin results are two-player domination games; mission play with four players may rank the
   agents differently.
 """)
+
+# %% [markdown]
+# ## References
+# **Studies this report reproduces and measures against**
+# - Khan, A. (2013). *PHATT mission recognition in RISK.* Honours project, University of Edinburgh: the reference
+#   recogniser (`phatt:scheme=khan2013`), its recordings and its published accuracies.
+# - Geib, C. W. and Goldman, R. P. (2009). A probabilistic plan recognition algorithm based on plan tree grammars.
+#   *Artificial Intelligence* 173(11), 1101-1132: PHATT.
+# - Lisý, V., Bošanský, B., Jakob, M. and Pěchouček, M. (2009). Adversarial search with procedural knowledge
+#   heuristic. *AAMAS 2009*: goal-based game-tree search, 88.1% optimal decisions.
+# - The minimax RISK agent with border-security drafting, alpha-beta over simplified battles and four leaf weights
+#   tuned by a genetic algorithm with tournaments (the `bsr` and `minimax` agents, `make genetic`).
+# - The full-rules Python RISK with Monte Carlo reinforcement learning of dice choices (the `mc-rl` agent), and the
+#   Bayesian hidden-role inference with Monte Carlo search of The Resistance (the `aware` agent's belief updates and
+#   the `mcs` agent).
+#
+# **Methods and tools**
+# - Baker, C. L., Saxe, R. and Tenenbaum, J. B. (2009). Action understanding as inverse planning. *Cognition*
+#   113(3), 329-349: inverse planning and the mixtures of models of play.
+# - Hunter, D. R. (2004). MM algorithms for generalized Bradley-Terry models. *Annals of Statistics* 32(1),
+#   384-406: the round robin's ratings.
+# - Tan, B. (1997). Markov chains and the RISK board game. *Mathematics Magazine* 70(5), 349-357; Osborne, J. A.
+#   (2003). Markov chains for the RISK board game revisited. *Mathematics Magazine* 76(2), 129-135: battle outcomes.
+# - Cao, Z., Qin, T., Liu, T.-Y., Tsai, M.-F. and Li, H. (2007). Learning to rank: from pairwise approach to
+#   listwise approach. *ICML 2007*: the search's learned end scorer.
+# - Domination (GPL-3), the Java RISK program whose command logs are imported; DuckDB, Apache Arrow and Parquet,
+#   papermill and jupytext, NumPy, pandas, SciPy, scikit-learn, numba, Dask, matplotlib and seaborn.
 
 # %% [markdown]
 # ## Reproducing this report

@@ -190,6 +190,32 @@ SHORT = {"North America": "NA", "South America": "SA", "Europe": "Eu", "Africa":
          "Australia": "Au"}
 
 
+def true_card_probability(data_dir=None) -> pd.DataFrame:
+    """The mean probability each recogniser gives a player's true card at each share of the player's observation
+    window, per run and setting (players holding a card of `cards6`; a run's posteriors only, never summed
+    with another run's games of the same id). Empty when no posteriors are stored."""
+    try:
+        rows = query("""SELECT po.run, po.setting, po.point, po.game_id, po.player, po.explanation, po.prob,
+                               p.mission, r.config
+                        FROM posteriors po JOIN players p USING (run, game_id, player) JOIN runs r USING (run)
+                        WHERE po.point_kind = 'fraction' AND po.hypotheses = 'cards6'""", data_dir=data_dir)
+    except Exception:  # no posteriors table yet
+        return pd.DataFrame()
+    if rows.empty:
+        return rows
+    out = []
+    for config, grp in rows.groupby("config"):
+        import json
+
+        hyp = build_hypotheses(load_board(json.loads(config)["config"]["board"]), "cards6")
+        card = hyp.card_of[grp.explanation.to_numpy()]
+        true = grp.mission.map({m: k for k, m in enumerate(hyp.cards)}).to_numpy()
+        out.append(grp[card == true])
+    mine = pd.concat(out)
+    per_player = mine.groupby(["run", "setting", "point", "game_id", "player"]).prob.sum()
+    return per_player.groupby(["run", "setting", "point"]).mean().rename("p_true").reset_index()
+
+
 def short_card(card: str) -> str:
     """`Europe+Australia+1` -> `Eu+Au+1`."""
     return "+".join(SHORT.get(part, part[:3]) for part in card.split("+"))

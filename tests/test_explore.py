@@ -80,3 +80,18 @@ def test_the_explorer_benchmark_writes_its_redraw_times(explore_data, tmp_path):
     row = df.iloc[0]
     assert row.redraws >= 9 and 0 < row.median_redraw_seconds <= row.max_redraw_seconds
     assert "redraw" in (tmp_path / "explore.md").read_text()
+
+
+def test_the_tours_true_card_probability_keeps_runs_apart(explore_data):
+    """Two runs share game ids: each run's mean probability of the true card stays a probability, and the
+    uniform prior's is 1/6 (summing the runs' players together once gave values above 1)."""
+    from riskcore.explore import true_card_probability
+
+    simulate(RunSpec("explore-twin", 6, GameConfig(), ("mission",), 4), explore_data, workers=1, progress=False)
+    for run in ("explore", "explore-twin"):
+        ensure_features(run, "cards6", explore_data, workers=1)
+        recognize_many([(run, Recogniser.from_spec("uniform"))], "cards6", explore_data, workers=1, progress=False)
+    p = true_card_probability(explore_data)
+    assert set(p.run) >= {"explore", "explore-twin"} and p.p_true.between(0, 1).all()
+    uniform = p[p.setting == "uniform"]
+    assert len(uniform.run.unique()) == 2 and abs(uniform.p_true - 1 / 6).max() < 1e-9
