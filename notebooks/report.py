@@ -577,8 +577,8 @@ The report, `reports/report.html`, gives every result with its method, figure an
 `reports/tables/`. These headlines are copied from it by `make report`.
 
 **Mission recognition, against the reference on the same players** (top-1 at 100% of the game, card level / the
-reference's reading, 95% intervals over games; [details](reports/generalisation.md)). riskcore's recogniser,
-the {named.label}, is named on riskcore's own agent families before any other program's play is scored, and
+reference's reading, 95% intervals over games; [details](reports/generalisation.md)). riskcore's recogniser
+({named.label}) is named on riskcore's own agent families before any other program's play is scored, and
 nothing of it is fitted on that play; the reference's recogniser reproduces the reference study's own output
 exactly; the yardstick guesses the card whose continents got most of the player's placements.
 
