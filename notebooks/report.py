@@ -571,7 +571,8 @@ agents_line = (f"`{rr.agent.iloc[0]}` leads the two-player round robin with its 
                f"agent: {', '.join(f'`{a}`' for a in rr[rr.ci_high >= rr.ci_low.iloc[0]].agent)} have "
                "overlapping 95% intervals")
 search_rows = [f"| {name} | {pct(by.loc[(name, 2, full)].optimal)} | {pct(by.loc[(name, 3, full)].optimal)} |"
-               for name in ("GB", "GB+learned strikes", "AB turn + GB", "AB one turn shorter")]
+               for name in ("GB", "GB+learned strikes", "AB turn + GB", "AB one turn shorter")
+               if (name, 2, full) in by.index and (name, 3, full) in by.index]  # no shorter search at 1 turn
 write_headlines(f"""
 The report, `reports/report.html`, gives every result with its method, figure and limits; the tables are in
 `reports/tables/`. These headlines are copied from it by `make report`.
