@@ -60,8 +60,8 @@ sweeps: venv ## papermill sweeps of pipelines/*.yaml (rerun from scratch: the da
 	$(STEP) sweep-phatt-weights -- $(BIN)/riskcore sweep pipelines/phatt_weights.yaml --force
 	$(STEP) sweep-recognisers -- $(BIN)/riskcore sweep pipelines/recognisers.yaml --force
 
-RR_GAMES ?= $(if $(QUICK),2,6)
-BW_GAMES ?= $(if $(QUICK),20,150)
+RR_GAMES ?= $(if $(QUICK),2,20)
+BW_GAMES ?= $(if $(QUICK),20,300)
 GA_SPEC  ?= $(if $(QUICK),pipelines/genetic_tuning_quick.yaml,pipelines/genetic_tuning.yaml)
 agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tuning (reduced sizes)
 	$(STEP) round-robin -- $(BIN)/riskcore tournament --name round-robin --players 2 --mode domination --turn-cap 150 --games $(RR_GAMES) \
@@ -70,7 +70,7 @@ agents: venv ## round robin of all agents, aware belief-weight sweep, genetic tu
 	$(STEP) genetic-tuning -- $(BIN)/riskcore sweep $(GA_SPEC) --force
 
 POSITIONS ?= $(if $(QUICK),6,60)
-GB_GAMES ?= $(if $(QUICK),4,60)
+GB_GAMES ?= $(if $(QUICK),4,100)
 LOOKAHEAD ?= $(if $(QUICK),3,4)
 DEEP ?= $(if $(QUICK),1,12)
 search: venv ## goal-based vs exhaustive search on seeded positions, GB agent vs mission agents

@@ -62,11 +62,19 @@ save_figure(fig, "traces-win-rates")
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4))
-sns.histplot(games, x="turns", hue="end_reason", multiple="stack", bins=30, ax=ax)
+counts = games.end_reason.value_counts()
+# the legend gives each way of ending its number of games: a reason too rare to see as a bar is still read
+ended = games.assign(ended=games.end_reason.map(lambda r: f"{r} ({counts[r]:,} games)"))
+sns.histplot(ended, x="turns", hue="ended", multiple="stack", bins=30, ax=ax,
+             hue_order=[f"{r} ({counts[r]:,} games)" for r in counts.index])
 ax.set_xlabel("player turns")
+ax.set_ylabel("games")
 save_figure(fig, "traces-game-length")
 missions = win_rates(dataset, "mission")
-save_table(missions, "traces-mission-completion")
+shown = missions.assign(ci=[f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(missions.ci_low, missions.ci_high)])
+save_table(shown[["mission", "games", "wins", "win_rate", "ci"]].rename(columns={
+    "mission": "mission card", "games": "players holding it", "wins": "won", "win_rate": "win rate",
+    "ci": "95% interval (Wilson)"}), "traces-mission-completion")
 missions.round(3)
 
 # %% [markdown]

@@ -110,8 +110,9 @@ for ax, focus in zip(axes, levels):
     ax.set_xticks(np.arange(len(names_here)), [n.split(" (")[0] for n in names_here], rotation=30, ha="right")
     ax.set_title(f"focus {focus:g}")
 axes[0].set_ylabel("top-1 at 50% (95% CI)")
-axes[-1].legend()
+handles, labels = axes[-1].get_legend_handles_labels()
 fig.tight_layout()
+fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), frameon=False)  # beside, not over, bars
 save_figure(fig, "accuracy-winners-losers")
 
 # %% [markdown]

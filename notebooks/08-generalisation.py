@@ -30,6 +30,7 @@ point: float = 1.0  # the share of the game clock of the comparisons
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+import seaborn as sns
 
 from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
 from riskcore.experiments.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables
@@ -139,4 +140,17 @@ save_table(t.named_choice().reset_index(names="candidate"), "generalisation-name
 save_table(t.everyone("top1").reset_index(), "generalisation-top1-100")
 save_table(t.everyone("log_loss").drop(index=YARDSTICK_NAME, errors="ignore").reset_index(),
            "generalisation-logloss-100")
+# the same two tables as heatmaps: fifteen families side by side read better as colour than as columns
+fig, axes = plt.subplots(2, 1, figsize=(15, 11))
+for ax, (metric, cmap, label) in zip(axes, (("top1", "viridis", "top-1 at 100%"),
+                                            ("log_loss", "viridis_r", "log loss at 100%"))):
+    grid = t.everyone(metric).replace("", np.nan).astype(float)
+    sns.heatmap(grid, annot=True, fmt=".2f", cmap=cmap, ax=ax, cbar_kws={"label": label}, annot_kws={"size": 8})
+    ax.set_xlabel("")
+    ax.set_ylabel("")
+    ax.tick_params(axis="x", labelrotation=30)
+    plt.setp(ax.get_xticklabels(), ha="right")
+    ax.set_title(label)
+fig.tight_layout()
+save_figure(fig, "generalisation-everyone")
 t.everyone("top1")

@@ -58,6 +58,27 @@ def save_table(df: pd.DataFrame, name: str) -> Path:
     return path
 
 
+def load_table(name: str) -> pd.DataFrame:
+    """A table saved by `save_table`, read back (numbers as numbers): the report takes the numbers its text
+    quotes from the tables it shows, so text and table cannot disagree."""
+    path = paths.tables_dir() / f"{check_name('table', name)}.md"
+    lines = [line for line in path.read_text().splitlines() if line.startswith("|")]
+    if len(lines) < 2:
+        raise ValueError(f"{path}: not a markdown table")
+
+    def cells(line: str) -> list[str]:
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+
+    df = pd.DataFrame([cells(line) for line in lines[2:]], columns=cells(lines[0]))
+    for c in df.columns:
+        numbers = pd.to_numeric(df[c].replace("", None), errors="coerce")
+        if set(df[c]) <= {"True", "False"} and len(df):
+            df[c] = df[c] == "True"
+        elif numbers.notna().sum() == (df[c] != "").sum():
+            df[c] = numbers
+    return df
+
+
 def emit(df: pd.DataFrame, table: str, output_dir: str) -> None:
     """Hand a sweep point's result rows to the runner (no-op when the notebook runs on its own)."""
     if not output_dir:

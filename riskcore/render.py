@@ -3,6 +3,7 @@ naming the players."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
@@ -15,6 +16,7 @@ if "ipykernel" not in sys.modules:  # in a notebook the kernel's inline backend 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.patheffects import withStroke  # noqa: E402
 
 from riskcore.board import Board  # noqa: E402
 from riskcore.storage import atomic_path  # noqa: E402
@@ -56,12 +58,16 @@ def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, tit
         else:
             ax.plot([x1, x2], [y1, y2], color="#bbbbbb", lw=0.8, zorder=1)
     colours = [player_colour(board, int(o)) for o in owner]
-    ax.scatter(pos[:, 0], pos[:, 1], s=140 + 25 * np.sqrt(np.maximum(armies, 0)) * 10, c=colours,
-               edgecolors="black", linewidths=0.6, zorder=2)
+    # area grows with armies up to a cap, so a big stack cannot cover its neighbours' names
+    sizes = 120 + 60 * np.sqrt(np.clip(armies, 0, 25))
+    ax.scatter(pos[:, 0], pos[:, 1], s=sizes, c=colours, edgecolors="black", linewidths=0.6, zorder=2)
     for i, (x, y) in enumerate(pos):
         ax.text(x, y, str(int(armies[i])), ha="center", va="center", fontsize=8, color="white", weight="bold",
                 zorder=3)
-        ax.text(x, y + 2.6, board.territories[i], ha="center", va="top", fontsize=6, zorder=3)
+        # the name just under its own circle (offset in points by the circle's radius), wrapped to stay narrow
+        ax.annotate(textwrap.fill(board.territories[i], 11), (x, y), xytext=(0, -np.sqrt(sizes[i] / np.pi) - 1),
+                    textcoords="offset points", ha="center", va="top", fontsize=5.5, linespacing=0.9, zorder=4,
+                    path_effects=[withStroke(linewidth=1.6, foreground="white")])  # legible over lines and circles
     if attack is not None:
         (x1, y1), (x2, y2) = pos[attack[0]], pos[attack[1]]
         ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=4,
@@ -69,7 +75,9 @@ def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, tit
     if players:
         handles = [Patch(facecolor=player_colour(board, p), edgecolor="black", label=label)
                    for p, label in enumerate(players)]
-        ax.legend(handles=handles, loc="lower left", fontsize=7, frameon=True, framealpha=0.9)
+        # below the map, never over it
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7,
+                  frameon=False)
     ax.set_xlim(pos[:, 0].min() - 5, pos[:, 0].max() + 5)
     ax.set_ylim(pos[:, 1].max() + 6, pos[:, 1].min() - 5)
     ax.set_axis_off()

@@ -63,3 +63,17 @@ def test_checkpoint_of_another_configuration_is_refused(tmp_path):
     run_ga(TINY, tmp_path, workers=1, progress=False)
     with pytest.raises(ValueError, match="another GA configuration"):
         run_ga(GAConfig(**{**TINY.__dict__, "seed": 4}), tmp_path, workers=1, progress=False)
+
+
+def test_the_yardstick_scores_each_generations_fittest_gene_and_ends_on_the_validation(tmp_path):
+    from riskcore.experiments.genetic import tune_and_validate
+
+    history, validation, yardstick = tune_and_validate(TINY, 6, data_dir=tmp_path, workers=1, yardstick_games=4)
+    assert yardstick.generation.tolist() == [0, 1]
+    first = history[history.generation == 0].sort_values("fitness", ascending=False, kind="stable").iloc[0]
+    assert yardstick.iloc[0][["w1", "w2", "w3", "w4"]].tolist() == first[["w1", "w2", "w3", "w4"]].tolist()
+    last, v = yardstick.iloc[-1], validation.iloc[0]
+    assert (last.games, last.wins, last.draws) == (v.games, v.wins, v.draws) == (6, v.wins, v.draws)
+    assert yardstick.iloc[0].games == 4
+    decided = last.games - last.draws
+    assert decided == 0 or last.decided_share == last.wins / decided

@@ -37,3 +37,12 @@ def test_tables_round_trip(tmp_path):
     with pytest.raises(ValueError, match="cannot read dice tables"):
         (tmp_path / "bad.json").write_text("{}")
         DiceTables.load(tmp_path / "bad.json")
+
+
+def test_regret_is_never_negative_and_zero_where_the_choice_is_optimal():
+    ag = agreement(learn(2000, 3)[0])
+    assert (ag.regret > -1e-9).all() and (ag.thumb_regret > -1e-9).all()
+    assert ag[ag.agree].regret.abs().max() < 1e-9
+    assert (ag[~ag.agree].regret > 0).any()
+    # the rule of thumb never errs for the defender: rolling two is optimal whenever it can
+    assert ag[ag.side != "attacker"].thumb_agree.all()

@@ -35,6 +35,7 @@ turn_cap: int = 200  # player turns before a game is a draw
 depth: int = 2  # minimax search depth in plies
 width: int = 4  # attacks considered per ply
 validation_games: int = 1000  # head-to-head games, tuned vs equal weights
+yardstick_games: int = 500  # games of each earlier generation's fittest gene against equal weights
 seed: int = 0  # GA seed
 sweep: str = ""  # set by the sweep runner
 point: str = ""  # set by the sweep runner
@@ -48,10 +49,16 @@ from riskcore.tuning.genetic import GAConfig
 cfg = GAConfig(population=population, generations=generations, tournaments=tournaments,
                tournament_size=tournament_size, games_per_pair=games_per_pair, top_k=top_k, children=children,
                mutants=mutants, turn_cap=turn_cap, depth=depth, width=width, seed=seed)
-history, validation = tune_and_validate(cfg, validation_games, name=f"{sweep or 'interactive'}-{point or 'ga'}")
+history, validation, yardstick = tune_and_validate(cfg, validation_games,
+                                                   name=f"{sweep or 'interactive'}-{point or 'ga'}",
+                                                   yardstick_games=yardstick_games)
 emit(history, "ga_history", output_dir)
 emit(validation, "ga_validation", output_dir)
+emit(yardstick, "ga_yardstick", output_dir)
 history.groupby("generation").fitness.agg(["mean", "max"]).round(3)
 
 # %%
 validation.round(3)
+
+# %%
+yardstick.round(3)

@@ -132,27 +132,20 @@ RECOGNISERS = ("uniform", "placements", "goal:temperature=0.1", "phatt:scheme=si
 
 
 def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path | None = None) -> pd.DataFrame:
-    """Peak memory of `riskcore recognize` with every recogniser on one imported run of `games` six-player
-    games (the reference's own AI, `datasets/domination/fork-ai`, its six-player logs cycled into one multi-game
-    log), each in a fresh process, one worker; the classifier trains on a second, small run."""
+    """Peak memory of `riskcore recognize` with every recogniser on one simulated run of `games` games of
+    `players` players, each in a fresh process, one worker; the classifier trains on a second, small run. (Games
+    are simulated rather than imported: the importer keeps one copy of a repeated game, and the bundled logs hold
+    far fewer than 500 distinct six-player games.)"""
     from riskcore.experiments.bench import _write
 
-    logs = sorted((paths.datasets_dir() / "domination" / "fork-ai").glob(f"*-{players}p.log.gz"))
-    if not logs:
-        raise RuntimeError(f"memory benchmark: no {players}-player logs in datasets/domination/fork-ai")
     rows = []
     with tempfile.TemporaryDirectory(prefix="riskcore-recognition-memory-") as tmp:
         data = Path(tmp)
-        import gzip
-
-        texts = [gzip.decompress(p.read_bytes()).decode() for p in logs]
-        big = data / "games.log"
-        big.write_text("".join(texts[i % len(texts)] for i in range(games)))
-        small = data / "small.log"
-        small.write_text("".join(texts[:4]))
-        for run, log in (("big", big), ("small", small)):
-            peak_mb(_riskcore("import", "domination", str(log), "--run", run, "--borders", "82", "--data-dir",
-                              str(data)))
+        for run, n in (("big", games), ("small", 8)):
+            peak_mb(_riskcore("simulate", "--run", run, "--games", str(n), "--players", str(players), "--quiet",
+                              "--data-dir", str(data)))
+        peak_mb(_riskcore("recognize", "--run", "small", "--recogniser", "uniform", "--quiet", "--data-dir",
+                          str(data)))  # the classifier's training features
         rows.append({"measure": f"features of {games} {players}-player games", "peak_MB": peak_mb(
             _riskcore("recognize", "--run", "big", "--recogniser", "uniform", "--workers", "1", "--quiet",
                       "--data-dir", str(data)))})
@@ -162,8 +155,8 @@ def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path |
                           "--data-dir", str(data)))})
     df = pd.DataFrame(rows)
     _write("recognition-memory", "Recognition memory benchmark", f"Peak resident memory of `riskcore recognize` "
-           f"(one worker, a fresh process each) on one imported run of {games} {players}-player games of the "
-           "reference's own AI; the first row builds the run's features (with the uniform prior), every later one "
+           f"(one worker, a fresh process each) on one simulated run of {games} {players}-player games "
+           "(default agents); the first row builds the run's features (with the uniform prior), every later one "
            "computes one recogniser's posteriors from them.", df, out_dir,
            {"target": "every recogniser at most 4 GB (4,096 MB)"})
     return df

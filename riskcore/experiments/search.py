@@ -261,16 +261,23 @@ def agent_table(games: int, seed: int, data_dir: Path | None, workers: int | Non
     for agent, run in LINEUPS.items():
         pl = query("SELECT won FROM players WHERE run = ? AND agent = ?", [run, agent], data_dir)
         low, high = wilson_interval(int(pl.won.sum()), len(pl))
+        # how it plays, not only whether it wins: attack rolls and conquests per seat and game
+        acts = query("SELECT count(*) FILTER (WHERE e.kind = 'attack') AS attacks, "
+                     "count(*) FILTER (WHERE e.kind = 'occupy') AS conquests FROM events e JOIN players p "
+                     "ON e.run = p.run AND e.game_id = p.game_id AND e.player = p.player "
+                     "WHERE e.run = ? AND p.agent = ?", [run, agent], data_dir).iloc[0]
         rows.append({"agent": agent, "opponents": "3 mission", "games": games, "seats": len(pl),
                      "wins": int(pl.won.sum()), "win_rate": float(pl.won.mean()), "ci_low": float(low),
-                     "ci_high": float(high)})
+                     "ci_high": float(high), "attack_rolls_per_game": acts.attacks / len(pl),
+                     "conquests_per_game": acts.conquests / len(pl)})
     return pd.DataFrame(rows)
 
 
 def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
     """GB (and the `REFERENCES`) against AB on the same positions, at every look-ahead AB finished: the share of
     optimal first decisions (Wilson 95% CI; for random placement the expected share, so the interval is only
-    indicative), the mean relative loss, and nodes and generated states as shares of AB's (`gb_nodes`: the
+    indicative), the mean relative loss (normal 95% CI over positions), and nodes and generated states as
+    shares of AB's (`gb_nodes`: the
     compared search's mean tree).
     `node_share` is a ratio of means, which a few huge AB trees dominate; `median_node_share` is the median of
     the per-position shares, what a typical position costs.
@@ -288,7 +295,10 @@ def accuracy_table(nodes: pd.DataFrame) -> pd.DataFrame:
         known = d.chance.notna().all()
         rows.append({"search": search, "players": players, "lookahead": L, "positions": len(d),
                      "optimal": d.optimal.mean(), "optimal_low": low, "optimal_high": high,
-                     "relative_loss": d.relative_loss.mean(), "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
+                     "relative_loss": d.relative_loss.mean(),
+                     "loss_low": d.relative_loss.mean() - 1.959964 * d.relative_loss.sem(ddof=1),
+                     "loss_high": d.relative_loss.mean() + 1.959964 * d.relative_loss.sem(ddof=1),
+                     "gb_nodes": d.nodes.mean(), "ab_nodes": d.nodes_ab.mean(),
                      "node_share": d.nodes.mean() / d.nodes_ab.mean(),
                      "median_node_share": (d.nodes / d.nodes_ab).median(),
                      "generated_share": d.generated.mean() / d.generated_ab.mean(),

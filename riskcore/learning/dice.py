@@ -127,41 +127,68 @@ def learn(episodes: int, seed: int = 0, max_armies: int = 10, tables: DiceTables
     return t, curve
 
 
-def exact_choices(max_armies: int = 12) -> dict[tuple[int, int], tuple[int, dict[int, int]]]:
-    """Optimal (attacker dice, {attacker dice: defender dice}) for real armies (a, d), by a minimax DP."""
+def solve_battle(max_armies: int = 12) -> tuple[np.ndarray, dict[tuple[int, int, int, int], float]]:
+    """The battle game solved by a minimax DP over real army counts with the exact roll distributions: the value
+    of every state (attacker's expected defender losses minus attacker losses, both sides optimal) and the value
+    of every pair of dice choices (a, d, attacker dice, defender dice), optimal play after it."""
     value = np.zeros((max_armies + 1, max_armies + 1))
-    choice = {}
+    q = {}
     for total in range(2, 2 * max_armies + 1):
         for a in range(2, max_armies + 1):
             d = total - a
             if not 1 <= d <= max_armies:
                 continue
-            best_ad, best_v, def_best = 0, 0.0, {}
+            best = 0.0  # stopping is worth 0
             for ad in attacker_options(a)[1:]:
-                worst_v, worst_dd = np.inf, None
                 for dd in defender_options(d):
-                    v = sum(float(p) * (dl - al + value[a - al, d - dl])
-                            for (al, dl), p in roll_outcomes(ad, dd).items())
-                    if v < worst_v - 1e-12:
-                        worst_v, worst_dd = v, dd
-                def_best[ad] = worst_dd
-                if worst_v > best_v + 1e-12:
-                    best_ad, best_v = ad, worst_v
-            value[a, d] = best_v
+                    q[(a, d, ad, dd)] = sum(float(p) * (dl - al + value[a - al, d - dl])
+                                            for (al, dl), p in roll_outcomes(ad, dd).items())
+                best = max(best, min(q[(a, d, ad, dd)] for dd in defender_options(d)))
+            value[a, d] = best
+    return value, q
+
+
+def exact_choices(max_armies: int = 12) -> dict[tuple[int, int], tuple[int, dict[int, int]]]:
+    """Optimal (attacker dice, {attacker dice: defender dice}) for real armies (a, d), by `solve_battle`; ties go to
+    fewer dice."""
+    value, q = solve_battle(max_armies)
+    choice = {}
+    for a in range(2, max_armies + 1):
+        for d in range(1, max_armies + 1):
+            def_best, best_ad, best_v = {}, 0, 0.0
+            for ad in attacker_options(a)[1:]:
+                replies = {dd: q[(a, d, ad, dd)] for dd in defender_options(d)}
+                def_best[ad] = min(replies, key=lambda dd: (replies[dd] + 1e-12 * dd))
+                if replies[def_best[ad]] > best_v + 1e-12:
+                    best_ad, best_v = ad, replies[def_best[ad]]
             choice[(a, d)] = (best_ad, def_best)
     return choice
 
 
 def agreement(tables: DiceTables, max_armies: int = 8) -> pd.DataFrame:
-    """Share of real states (2 <= a, 1 <= d <= max_armies) where the learned choice equals the exact optimum."""
+    """Per real state (2 <= a, 1 <= d <= max_armies) and side: the learned choice, the exact optimum, whether they
+    agree, the regret of the learned choice (armies per battle lost against optimal play after it), how often
+    learning tried the optimal choice in the state's (capped) class; and agreement and regret of the rule of thumb
+    of always rolling the most dice."""
+    value, q = solve_battle(max_armies)
     exact = exact_choices(max_armies)
+
+    def attacker_value(a, d, ad):
+        return 0.0 if ad == 0 else min(q[(a, d, ad, dd)] for dd in defender_options(d))
+
     rows = []
     for (a, d), (best_ad, def_best) in exact.items():
-        rows.append({"a": a, "d": d, "side": "attacker", "learned": tables.attacker_choice(a, d),
-                     "optimal": best_ad})
+        learned, thumb = tables.attacker_choice(a, d), attacker_options(a)[-1]
+        rows.append({"a": a, "d": d, "side": "attacker", "learned": learned, "optimal": best_ad,
+                     "regret": value[a, d] - attacker_value(a, d, learned),
+                     "optimal_tries": tables.n_att.get((state_of(a, d), best_ad), 0),
+                     "thumb_agree": thumb == best_ad, "thumb_regret": value[a, d] - attacker_value(a, d, thumb)})
         for ad, dd in def_best.items():
-            rows.append({"a": a, "d": d, "side": f"defender vs {ad}", "learned":
-                         tables.defender_choice(a, d, ad), "optimal": dd})
+            learned, thumb = tables.defender_choice(a, d, ad), defender_options(d)[-1]
+            rows.append({"a": a, "d": d, "side": f"defender vs {ad}", "learned": learned, "optimal": dd,
+                         "regret": q[(a, d, ad, learned)] - q[(a, d, ad, dd)],
+                         "optimal_tries": tables.n_def.get((state_of(a, d), ad, dd), 0), "thumb_agree": thumb == dd,
+                         "thumb_regret": q[(a, d, ad, thumb)] - q[(a, d, ad, dd)]})
     df = pd.DataFrame(rows)
     df["agree"] = df.learned == df.optimal
     return df
