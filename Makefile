@@ -16,6 +16,9 @@ BOOT   ?= $(if $(QUICK),100,1000)
 SEED   ?= 20261122
 AGENTS ?= mission:focus=0,mission:focus=0.5,mission:focus=0.8,mission:focus=1
 
+# Jupyter's runtime files (servers' and kernels' connection files) and IPython's history stay in the project
+export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter/runtime
+export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
 .PHONY: help venv browser-deps test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer genetic \
@@ -113,7 +116,7 @@ browser-deps: ## Debian's chromium and chromedriver for the browser tests (insta
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 
-lab: venv ## JupyterLab with the project's settings (.jupyter): notebooks/*.py open as notebooks on data/
+lab: venv ## JupyterLab with the project's settings (.jupyter) at the repository root: notebooks/*.py open as notebooks on data/
 	JUPYTER_CONFIG_DIR=$(CURDIR)/.jupyter $(BIN)/jupyter lab
 
 clean-data: ## delete all generated data (keeps data/README.md)

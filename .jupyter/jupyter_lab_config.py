@@ -9,7 +9,8 @@ c.LabApp.app_settings_dir = str(here / "lab" / "settings")
 # settings a user changes in Lab, and workspaces, stay in the project (git-ignored)
 c.LabApp.user_settings_dir = str(here / "lab" / "user-settings")
 c.LabApp.workspaces_dir = str(here / "lab" / "workspaces")
-c.ServerApp.root_dir = str(here.parent / "notebooks")
+# the repository root: notebooks/, data/ and reports/ are all one click away in the file browser
+c.ServerApp.root_dir = str(here.parent)
 c.ServerApp.open_browser = False
 c.ServerApp.allow_root = True  # containers and CI run as root
 # jupytext: .py notebooks are read and saved as text only (no paired .ipynb)

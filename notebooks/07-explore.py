@@ -34,7 +34,7 @@ import pandas as pd
 
 from riskcore.battle import roll_outcomes
 from riskcore.db import query
-from riskcore.explore import GameExplorer, true_card_probability
+from riskcore.explore import GameExplorer, top_runs, true_card_probability
 from riskcore.recognition.recognisers import label
 from riskcore.notebook import setup
 
@@ -43,9 +43,10 @@ setup()
 # %% [markdown]
 # ## The game explorer
 # Pick a run and a game; drag the slider or step through the events. The board shows who owns what (the legend
-# names each player's agent; tick *show true missions* to see their cards), the armies, and the last attack as an
-# arrow; below it, each player's posterior over the mission cards at the current turn (true card outlined) and the
-# events around the current one.
+# below the map names each player's agent; tick *show true missions* to see their cards), the armies, and the last
+# attack as an arrow; beside it, each player's posterior over the mission cards at the current turn, in the
+# player's colour with the true card boxed, and the events around the current one in words. It opens on a run
+# that has posteriors; the runs marked "(posteriors)" in the list have them.
 
 # %%
 explorer = GameExplorer(run or None, game, setting or None)
@@ -95,7 +96,9 @@ rolls = query("""SELECT attacker_dice AS a, defender_dice AS d, count(*) AS roll
 
 def exact(a: int, d: int) -> tuple[float, float]:
     outcomes = roll_outcomes(int(a), int(d))
-    return (float(sum(p * la for (la, _), p in outcomes.items())), float(sum(p * ld for (_, ld), p in outcomes.items())))
+    attacker = sum(p * la for (la, _), p in outcomes.items())
+    defender = sum(p * ld for (_, ld), p in outcomes.items())
+    return float(attacker), float(defender)
 
 
 rolls[["exact_attacker_loss", "exact_defender_loss"]] = [exact(a, d) for a, d in zip(rolls.a, rolls.d)]
@@ -135,11 +138,14 @@ else:
 
 # %%
 lengths = query("SELECT run, turns, end_reason FROM games")
+# the six runs with most games keep their names, the rest are pooled: readable at any number of runs
+names = top_runs(lengths.groupby("run").size(), 6)
 fig, ax = plt.subplots(figsize=(8, 4))
-for name, d in lengths.groupby("run"):
-    ax.hist(d.turns, bins=30, histtype="step", label=name, density=True)
+for name, d in lengths.assign(group=lengths.run.map(names)).groupby("group"):
+    ax.hist(d.turns, bins=30, histtype="step", label=f"{name} ({len(d):,} games)", density=True, lw=1.4)
 ax.set_xlabel("turns")
-ax.legend(fontsize=7)
+ax.set_ylabel("share of games (density)")
+ax.legend(fontsize=7, loc="upper right")
 query("""SELECT g.run, g.game_id, g.turns, g.end_reason, string_agg(p.agent, ', ' ORDER BY p.player) AS agents
          FROM games g JOIN players p USING (run, game_id)
          GROUP BY ALL ORDER BY g.turns DESC LIMIT 10""")
@@ -147,15 +153,20 @@ query("""SELECT g.run, g.game_id, g.turns, g.end_reason, string_agg(p.agent, ', 
 # %% [markdown]
 # ### 5. Where imported games differ from riskcore's agents
 # Per run, what a player does in a turn: attacks (rolls), conquests, fortifications and card trades. Imported
-# runs (another program's players) stand next to riskcore's.
+# runs (another program's players) stand next to riskcore's; the twelve runs with most turns are shown by name,
+# the others pooled.
 
 # %%
-style = query("""SELECT e.run, count(*) FILTER (WHERE kind = 'attack') / count(DISTINCT (game_id, turn)) AS rolls,
-                        count(*) FILTER (WHERE kind = 'attack' AND conquered) / count(DISTINCT (game_id, turn))
-                            AS conquests,
-                        count(*) FILTER (WHERE kind = 'fortify') / count(DISTINCT (game_id, turn)) AS fortifies,
-                        count(*) FILTER (WHERE kind = 'trade') / count(DISTINCT (game_id, turn)) AS trades
-                 FROM events e GROUP BY e.run ORDER BY e.run""").set_index("run")
+totals = query("""SELECT e.run, count(DISTINCT (game_id, turn)) AS turns,
+                         count(*) FILTER (WHERE kind = 'attack') AS rolls,
+                         count(*) FILTER (WHERE kind = 'attack' AND conquered) AS conquests,
+                         count(*) FILTER (WHERE kind = 'fortify') AS fortifies,
+                         count(*) FILTER (WHERE kind = 'trade') AS trades
+                  FROM events e GROUP BY e.run""").set_index("run")
+totals["group"] = totals.index.map(top_runs(totals.turns, 12))
+pooled = totals.groupby("group").sum()
+style = pooled[["rolls", "conquests", "fortifies", "trades"]].div(pooled.turns, axis=0).sort_index()
 ax = style.plot.barh(figsize=(8, 0.45 * len(style) + 1.5))
 ax.set_xlabel("per turn")
+ax.legend(fontsize=8, loc="lower right")
 style.round(3)

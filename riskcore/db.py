@@ -67,6 +67,7 @@ def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds:
                 said = True
             time.sleep(0.2)
             continue
+        con.execute("SET enable_progress_bar = false")  # in a notebook its bar is left behind above the output
         if not read_only:
             con.execute(f"SET memory_limit = '{WRITE_MEMORY}'")
         return con
@@ -266,6 +267,15 @@ def generation(tree: str, run: str, data_dir: Path | None = None) -> str | None:
     except (duckdb.CatalogException, DataError):  # nothing of that tree yet, or no database
         return None
     return rows.generation.iloc[0] if len(rows) else None
+
+
+def trace_generations(data_dir: Path | None = None) -> dict[str, str]:
+    """Every run's current trace generation ({} before the first run): what a sweep point records it read."""
+    try:
+        rows = query("SELECT run, generation FROM generations_traces", data_dir=data_dir)
+    except (duckdb.CatalogException, DataError):
+        return {}
+    return dict(zip(rows.run, rows.generation))
 
 
 def stale_sources(tree: str, run: str, data_dir: Path | None = None) -> "pd.DataFrame":

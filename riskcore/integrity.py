@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from riskcore import paths
-from riskcore.db import PARQUET_DIRS, DataError, committed, query, stale_sources
+from riskcore.db import PARQUET_DIRS, DataError, committed, query, stale_sources, trace_generations
 from riskcore.publish import recover, verify
 
 REBUILD = {"recognition": "riskcore recognize --run {run} --rebuild-features",
@@ -51,7 +51,28 @@ def check(data_dir: Path | None = None, run: str | None = None, checksums: bool 
                                         f"games: {REBUILD[tree].format(run=name)}")
     if run is not None and not report.checked:
         raise DataError(f"no run {run!r} in {root}")
+    if run is None:
+        report.stale += _stale_sweep_points(data_dir)
     return report
+
+
+def _stale_sweep_points(data_dir: Path | None) -> list[str]:
+    """Sweep points computed while a run they may have read held other games (rewritten or removed since)."""
+    try:
+        points = query("SELECT sweep, point, trace_generations FROM sweep_points ORDER BY sweep, point",
+                       data_dir=data_dir)
+    except Exception:  # noqa: BLE001 - no sweep yet, or one stored before points recorded what they read
+        return []
+    current = trace_generations(data_dir)
+    out = []
+    for p in points.itertuples():
+        read = json.loads(p.trace_generations) if isinstance(p.trace_generations, str) else {}
+        changed = sorted(r for r, g in read.items() if current.get(r) != g)
+        if changed:
+            runs = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+            out.append(f"sweep {p.sweep!r} point {p.point} ran before run(s) {runs} were rewritten or removed: "
+                       "rerun it with `riskcore sweep SPEC --force`")
+    return out
 
 
 def _database_matches(directory: Path, tree: str, data_dir: Path | None) -> list[str]:

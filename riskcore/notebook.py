@@ -25,11 +25,15 @@ from riskcore.storage import atomic_path, check_name, write_parquet  # noqa: E40
 def setup() -> None:
     sns.set_theme(style="whitegrid", context="notebook")
     plt.rcParams["figure.dpi"] = 100
+    if paths.notebook_output_dir() != paths.reports_dir():
+        print(f"Run by hand: figures and tables go to {paths.notebook_output_dir()} "
+              "(`make report` writes the committed ones under reports/).")
 
 
 def save_figure(fig, name: str) -> Path:
-    """Save under reports/figures/NAME.png (names are explicit, never typed by hand elsewhere)."""
-    path = paths.figures_dir() / f"{check_name('figure', name)}.png"
+    """Save as figures/NAME.png in `paths.notebook_output_dir()` (the reports when `make report` runs the notebook;
+    names are explicit, never typed by hand elsewhere)."""
+    path = paths.notebook_output_dir() / "figures" / f"{check_name('figure', name)}.png"
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
     return path
@@ -50,10 +54,10 @@ def markdown_table(df: pd.DataFrame, digits: int = 3) -> str:
 
 
 def save_table(df: pd.DataFrame, name: str) -> Path:
-    """Save a table as markdown under reports/tables/NAME.md (`markdown_table`)."""
+    """Save a table as markdown, tables/NAME.md in `paths.notebook_output_dir()` (`markdown_table`)."""
     from riskcore.storage import write_text
 
-    path = paths.tables_dir() / f"{check_name('table', name)}.md"
+    path = paths.notebook_output_dir() / "tables" / f"{check_name('table', name)}.md"
     write_text(path, markdown_table(df) + "\n")
     return path
 

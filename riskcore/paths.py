@@ -32,6 +32,24 @@ def reports_dir() -> Path:
     return Path(os.environ.get("RISKCORE_REPORTS", project_root() / "reports")).resolve()
 
 
+def notebook_output_dir() -> Path:
+    """Where a notebook's figures, tables and headlines go. `make report` (and every test) runs notebooks with
+    `$RISKCORE_REPORTS` set: the reports directory. A notebook run by hand in Jupyter writes to
+    `<root>/scratch/reports` (git-ignored), so changing a parameter never overwrites the committed report."""
+    if "RISKCORE_REPORTS" in os.environ or not _inside_a_jupyter_kernel():
+        return reports_dir()
+    return project_root() / "scratch" / "reports"
+
+
+def _inside_a_jupyter_kernel() -> bool:
+    # importing ipywidgets loads ipykernel even in a plain script, so ask the running shell instead
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
 def models_dir() -> Path:
     """Fitted weights (the search's learned end scorer): `$RISKCORE_MODELS` or `<root>/models`."""
     return Path(os.environ.get("RISKCORE_MODELS", project_root() / "models")).resolve()

@@ -42,13 +42,21 @@ def player_labels(board: Board, agents: Sequence[str], missions: Sequence[str | 
     return out
 
 
-def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, title: str = "",
-               players: Sequence[str] | None = None, attack: tuple[int, int] | None = None):
-    """Draw one position on a matplotlib axis (a new figure if none) and return the axis.
+MAX_ARMIES_DRAWN = 25  # a stack's circle grows with its armies up to here, so it cannot cover its neighbours' names
 
-    `players`: a legend label per seat (`player_labels`); `attack`: (src, dst) of an attack to highlight."""
-    if ax is None:
-        _, ax = plt.subplots(figsize=(12, 7))
+
+def dot_sizes(armies: np.ndarray) -> np.ndarray:
+    """Marker areas (points squared) for army counts."""
+    return 120 + 60 * np.sqrt(np.clip(armies, 0, MAX_ARMIES_DRAWN))
+
+
+# names sit just under the largest circle a territory can have, so no circle ever covers its own name
+NAME_OFFSET = -(np.sqrt(float(dot_sizes(np.array(MAX_ARMIES_DRAWN))) / np.pi) + 1)
+
+
+def draw_map(ax, board: Board, name_size: float = 5.5) -> None:
+    """The board's borders and territory names (wrapped to stay narrow, with a white halo so lines and circles
+    never hide them); the axis fitted to the map and turned off."""
     pos = board.positions
     for a, b in zip(*np.nonzero(np.triu(board.adjacency))):
         (x1, y1), (x2, y2) = pos[a], pos[b]
@@ -57,30 +65,43 @@ def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, tit
             ax.plot([x2, x2 - 3 if x2 < x1 else x2 + 3], [y2, y2], color="#bbbbbb", lw=0.8, zorder=1)
         else:
             ax.plot([x1, x2], [y1, y2], color="#bbbbbb", lw=0.8, zorder=1)
+    for name, (x, y) in zip(board.territories, pos):
+        ax.annotate(textwrap.fill(name, 11), (x, y), xytext=(0, NAME_OFFSET), textcoords="offset points",
+                    ha="center", va="top", fontsize=name_size, linespacing=0.9, zorder=4,
+                    path_effects=[withStroke(linewidth=1.6, foreground="white")])
+    ax.set_xlim(pos[:, 0].min() - 5, pos[:, 0].max() + 5)
+    ax.set_ylim(pos[:, 1].max() + 9, pos[:, 1].min() - 5)
+    ax.set_axis_off()
+
+
+def player_legend(ax, board: Board, labels: Sequence[str], fontsize: float = 7) -> None:
+    """A legend of the players' colours below the map, never over it."""
+    handles = [Patch(facecolor=player_colour(board, p), edgecolor="black", label=label)
+               for p, label in enumerate(labels)]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2 if len(labels) > 3 else 1,
+              fontsize=fontsize, frameon=False)
+
+
+def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, title: str = "",
+               players: Sequence[str] | None = None, attack: tuple[int, int] | None = None):
+    """Draw one position on a matplotlib axis (a new figure if none) and return the axis.
+
+    `players`: a legend label per seat (`player_labels`); `attack`: (src, dst) of an attack to highlight."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(12, 7))
+    pos = board.positions
+    draw_map(ax, board)
     colours = [player_colour(board, int(o)) for o in owner]
-    # area grows with armies up to a cap, so a big stack cannot cover its neighbours' names
-    sizes = 120 + 60 * np.sqrt(np.clip(armies, 0, 25))
-    ax.scatter(pos[:, 0], pos[:, 1], s=sizes, c=colours, edgecolors="black", linewidths=0.6, zorder=2)
+    ax.scatter(pos[:, 0], pos[:, 1], s=dot_sizes(armies), c=colours, edgecolors="black", linewidths=0.6, zorder=2)
     for i, (x, y) in enumerate(pos):
         ax.text(x, y, str(int(armies[i])), ha="center", va="center", fontsize=8, color="white", weight="bold",
                 zorder=3)
-        # the name just under its own circle (offset in points by the circle's radius), wrapped to stay narrow
-        ax.annotate(textwrap.fill(board.territories[i], 11), (x, y), xytext=(0, -np.sqrt(sizes[i] / np.pi) - 1),
-                    textcoords="offset points", ha="center", va="top", fontsize=5.5, linespacing=0.9, zorder=4,
-                    path_effects=[withStroke(linewidth=1.6, foreground="white")])  # legible over lines and circles
     if attack is not None:
         (x1, y1), (x2, y2) = pos[attack[0]], pos[attack[1]]
-        ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=4,
+        ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=5,
                     arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.2, "shrinkA": 9, "shrinkB": 9})
     if players:
-        handles = [Patch(facecolor=player_colour(board, p), edgecolor="black", label=label)
-                   for p, label in enumerate(players)]
-        # below the map, never over it
-        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7,
-                  frameon=False)
-    ax.set_xlim(pos[:, 0].min() - 5, pos[:, 0].max() + 5)
-    ax.set_ylim(pos[:, 1].max() + 6, pos[:, 1].min() - 5)
-    ax.set_axis_off()
+        player_legend(ax, board, players)
     ax.set_title(title)
     return ax
 

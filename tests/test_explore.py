@@ -16,6 +16,8 @@ def build_explore_data(data):
     """A simulated mission run with posteriors of two recognisers, and the shared Domination logs imported."""
     simulate(RunSpec("explore", 6, GameConfig(), ("mission", "expert", "bsr", "domination"), 3), data, workers=1,
              progress=False)
+    # first by name and without posteriors: the explorer must not open on it
+    simulate(RunSpec("a-plain", 2, GameConfig(), ("mission",), 5), data, workers=1, progress=False)
     ensure_features("explore", "cards6", data, workers=1)
     recognize_many([("explore", Recogniser.from_spec(s)) for s in ("goal", "inverse")], "cards6", data, workers=1,
                    progress=False)
@@ -95,3 +97,108 @@ def test_the_tours_true_card_probability_keeps_runs_apart(explore_data):
     assert set(p.run) >= {"explore", "explore-twin"} and p.p_true.between(0, 1).all()
     uniform = p[p.setting == "uniform"]
     assert len(uniform.run.unique()) == 2 and abs(uniform.p_true - 1 / 6).max() < 1e-9
+
+
+def test_switching_game_at_the_end_of_a_longer_one_clamps_before_drawing(explore_data):
+    from riskcore.db import query
+    from riskcore.explore import GameExplorer
+
+    events = query("SELECT game_id, count(*) AS n FROM events WHERE run = 'explore' GROUP BY game_id ORDER BY n",
+                   data_dir=explore_data)
+    shortest, longest = int(events.game_id.iat[0]), int(events.game_id.iat[-1])
+    ex = GameExplorer("explore", longest, data_dir=explore_data)
+    ex.slider.value = ex.slider.max
+    ex.game_box.value = shortest
+    assert ex.error.value == "", ex.error.value
+    assert ex.frames.game_id == shortest and ex.slider.max == int(events.n.iat[0]) - 1
+    assert ex.slider.value == ex.slider.max
+    assert f"game {shortest}:" in ex.picture.title.get_text()
+
+
+def test_an_error_in_a_callback_is_shown_in_the_widget(explore_data, monkeypatch):
+    import riskcore.explore.widget as widget
+    from riskcore.explore import GameExplorer
+
+    ex = GameExplorer("explore", 0, data_dir=explore_data)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the trace of this game is damaged")
+
+    monkeypatch.setattr(widget, "load_frames", broken)
+    ex.game_box.value = 1
+    assert "the trace of this game is damaged" in ex.error.value
+    monkeypatch.undo()
+    ex.game_box.value = 2
+    assert ex.error.value == "" and ex.frames.game_id == 2
+
+
+def test_it_opens_on_a_run_with_posteriors_and_says_which_runs_have_them(explore_data):
+    from riskcore.explore import GameExplorer, runs_with_posteriors
+
+    # another test may add a twin run with posteriors to the shared folder
+    with_posteriors = runs_with_posteriors(explore_data)
+    assert "explore" in with_posteriors and "a-plain" not in with_posteriors
+    ex = GameExplorer(data_dir=explore_data)  # "a-plain" comes first by name but has none
+    assert ex.run_box.value == "explore" and ex.setting_box.value is not None
+    runs = len(ex.run_box.options)
+    assert f"{len(with_posteriors)} of {runs} runs have posteriors" in ex.note.value
+    assert dict(ex.run_box.options)["explore (posteriors)"] == "explore"
+
+
+def test_the_event_log_speaks_in_names(explore_data):
+    from riskcore.explore import load_frames
+    from riskcore.explore.event_log import describe, event_log
+
+    f = load_frames("explore", 0, explore_data)
+    k = int((f.events.kind == "attack").to_numpy().argmax())
+    attack = f.events.iloc[k]
+    text = describe(f, attack)
+    names = f.board.territories
+    assert text.startswith(f"attacks {names[int(attack.dst)]} from {names[int(attack.src)]}")
+    trade = f.events[f.events.kind == "draw_card"].iloc[0]
+    assert describe(f, trade).startswith("draws ") and "(" in describe(f, trade)
+    log = event_log(f, k)
+    assert f.player_name(int(attack.player)) in log and "overflow-y:auto" in log and "src" not in log
+
+
+def test_every_players_true_card_is_boxed_even_outside_the_hypotheses(explore_data):
+    from matplotlib.patches import Rectangle
+
+    from riskcore.explore import load_frames
+    from riskcore.explore.posterior_picture import PosteriorPicture
+
+    f = load_frames("explore", 0, explore_data)
+    f.players.loc[0, "mission"] = "destroy red"  # a card the six continent cards do not hold
+    picture = PosteriorPicture(f, "goal:temperature=0.1", explore_data)
+    boxes = [p for p in picture.ax.patches if isinstance(p, Rectangle) and not p.get_fill()]
+    assert len(boxes) == len(f.players)
+    labels = [t.get_text() for t in picture.ax.get_yticklabels()]
+    assert labels[-1] == "destroy red (not a hypothesis)"
+    assert boxes[0].get_y() == pytest.approx(len(labels) - 1 - 0.46)
+    assert picture.show(5.0)[:4] == b"\x89PNG"
+    colours = {picture.cells[(p, 0)][0].get_facecolor()[:3] for p in range(len(f.players))}
+    assert len(colours) == len(f.players)  # each player's cells in its own colour
+
+
+def test_top_runs_pools_the_rest():
+    import pandas as pd
+
+    from riskcore.explore import top_runs
+
+    names = top_runs(pd.Series({"a": 5, "b": 50, "c": 7, "d": 1}), 2)
+    assert names == {"a": "other runs", "b": "b", "c": "c", "d": "other runs"}
+
+
+def test_a_notebook_run_by_hand_writes_to_the_scratch_folder(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    monkeypatch.setenv("RISKCORE_ROOT", str(tmp_path))
+    monkeypatch.delenv("RISKCORE_REPORTS", raising=False)
+    assert paths.notebook_output_dir() == paths.reports_dir()  # a script or the command line: the reports
+    fake = types.ModuleType("IPython")  # inside a Jupyter kernel: the running shell has a kernel
+    fake.get_ipython = lambda: types.SimpleNamespace(kernel=object())
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    assert paths.notebook_output_dir() == tmp_path.resolve() / "scratch" / "reports"
+    monkeypatch.setenv("RISKCORE_REPORTS", str(tmp_path / "r"))  # `make report` says where
+    assert paths.notebook_output_dir() == (tmp_path / "r").resolve()

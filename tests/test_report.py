@@ -173,3 +173,12 @@ def test_every_number_of_the_committed_headlines_is_one_of_the_committed_tables(
     numbers = _numbers((reports / HEADLINES).read_text())
     assert len(numbers) > 20
     assert [n for n in numbers if not shown(n)] == []
+
+
+def test_the_report_loads_nothing_from_the_network(pipeline):
+    import re
+
+    _, _, html = pipeline
+    text = Path(html).read_text()
+    assert not re.findall(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", text)
+    assert "mathjax" not in text.lower() and "require.min.js" not in text

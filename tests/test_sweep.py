@@ -133,3 +133,19 @@ def test_force_means_from_scratch(tmp_path, env, monkeypatch):
 def test_a_point_listed_twice_is_refused(tmp_path):
     with pytest.raises(SpecError, match=r"point \{'x': 1.0\} is listed twice"):
         load_spec(_spec(tmp_path, "name: d\nnotebook: NOTEBOOK\npoints: [{x: 1.0}, {x: 1.0}]\n"))
+
+
+def test_a_point_that_ran_before_a_run_was_rewritten_is_named_stale(tmp_path, env):
+    from riskcore.config import GameConfig
+    from riskcore.integrity import check
+    from riskcore.simulate import RunSpec, simulate
+
+    simulate(RunSpec("read", 2, GameConfig(), ("mission",), 1), env, workers=1, progress=False)
+    run_sweep(load_spec(_spec(tmp_path, "name: sq\nnotebook: NOTEBOOK\npoints: [{x: 2.0}]\n")), env, workers=1,
+              progress=False)
+    recorded = json.loads(query("SELECT trace_generations FROM sweep_points", data_dir=env).trace_generations[0])
+    assert set(recorded) == {"read"}
+    assert not [s for s in check(env).stale if "sweep" in s]
+    simulate(RunSpec("read", 3, GameConfig(), ("mission",), 2), env, workers=1, progress=False)  # new games
+    stale = [s for s in check(env).stale if "sweep" in s]
+    assert len(stale) == 1 and "'sq'" in stale[0] and "read" in stale[0] and "--force" in stale[0]

@@ -11,14 +11,15 @@ A spec (YAML):
       focus: [0, 0.5, 0.8, 1]
     seeds: [0]                     # optional; each point runs once per seed, injected as `seed`
 
-Every value must be a parameter the notebook declares, of the declared type (`int`, `float`, `str`, `bool`,
-`list`, `list[float]`, `list[str]`, `dict`: values may be lists and mappings, never text to re-parse); a bad spec
-is rejected before anything runs. Each point gets `sweep`, `point` and `output_dir` injected too: the notebook writes result tables
-with `riskcore.notebook.emit`, and the runner registers them in DuckDB with `sweep_points(sweep, point, params,
-status, seconds, error)`. Points run in parallel on local processes or on Dask. Finished points are skipped on a
-rerun; a failing point is recorded with its error while the others go on; a point's files and rows appear
-together or not at all. The sweep's tables hold exactly the points of its current spec: a point dropped from the
-spec (or a failed point of an old spec) is removed before the run, and `--force` starts from scratch.
+Every value must be a parameter the notebook declares, of the declared type (`int`, `float`, `str`, `bool`, `list`,
+`list[float]`, `list[str]`, `dict`: values may be lists and mappings, never text to re-parse); a bad spec is
+rejected before anything runs. Each point gets `sweep`, `point` and `output_dir` injected too: the notebook writes
+result tables with `riskcore.notebook.emit`, and the runner registers them in DuckDB with `sweep_points(sweep,
+point, params, status, seconds, error, trace_generations)`: the trace generations it was computed from, so `riskcore
+check` names a point whose runs changed since. Points run in parallel on local processes or on Dask. Finished points
+are skipped on a rerun; a failing point is recorded with its error while the others go on; a point's files and rows
+appear together or not at all. The sweep's tables hold exactly the points of its current spec: a point dropped from
+the spec (or a failed point of an old spec) is removed before the run, and `--force` starts from scratch.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.db import query, store_frames
+from riskcore.db import query, store_frames, trace_generations
 from riskcore.parallel import run_tasks
 from riskcore.storage import atomic_path, check_name
 
@@ -234,18 +234,23 @@ def run_sweep(spec: SweepSpec, data_dir: Path | None = None, workers: int | None
     todo = [(spec.point_id(p), p) for p in spec.points if spec.point_id(p) not in done]
     tasks = [(str(spec.notebook), {**p, "sweep": spec.name, "point": pid}, str(runs_dir / f"{pid}.ipynb"),
               str(data)) for pid, p in todo]
+    read = json.dumps(trace_generations(data_dir), sort_keys=True)  # the games every point of this pass can read
     for i, result in run_tasks(execute_point, tasks, workers, dask_address, desc=f"sweep {spec.name}",
                                progress=progress):
         pid, params = todo[i]
-        _store_point(spec.name, pid, params, result, data, data_dir)
+        _store_point(spec.name, pid, params, result, data, data_dir, read)
     return query("SELECT * FROM sweep_points WHERE sweep = ? ORDER BY point", [spec.name], data_dir)
 
 
-def _store_point(sweep: str, pid: str, params: dict, result: dict, data: Path, data_dir: Path | None) -> None:
-    """Write a point's executed notebook, its tables and its sweep_points row, registered in one transaction."""
+def _store_point(sweep: str, pid: str, params: dict, result: dict, data: Path, data_dir: Path | None,
+                 read: str = "{}") -> None:
+    """Write a point's executed notebook, its tables and its sweep_points row, registered in one transaction.
+    `read`: the trace generation of every run when the point ran (JSON), so `riskcore check` can tell when a run
+    it may have read was rewritten since."""
     row = pa.table({"sweep": [sweep], "point": [pid], "params": [json.dumps(params, sort_keys=True)],
                     "status": [result["status"]], "seconds": [round(result["seconds"], 3)],
-                    "error": pa.array([result["error"]], pa.string()), "engine_version": [ENGINE_VERSION]})
+                    "error": pa.array([result["error"]], pa.string()), "engine_version": [ENGINE_VERSION],
+                    "trace_generations": [read]})
     frames = {"sweep_points": row}
     for name, table in result["tables"].items():
         check_name("table", name)

@@ -75,13 +75,14 @@ def lab(tmp_path):
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     port = _free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(ROOT / ".jupyter"), "RISKCORE_DATA": str(data),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "RISKCORE_ROOT": str(root)}
+    env.pop("RISKCORE_REPORTS", None)  # as a user's session: notebooks run by hand write to the scratch folder
     log = open(tmp_path / "lab.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", f"--port={port}", "--ServerApp.ip=127.0.0.1",
          f"--IdentityProvider.token={TOKEN}", "--LabApp.expose_app_in_browser=True",
          f"--LabApp.user_settings_dir={tmp_path / 'user-settings'}",
-         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}", f"--ServerApp.root_dir={root / 'notebooks'}"],
+         f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}", f"--ServerApp.root_dir={root}"],
         env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -94,7 +95,7 @@ def lab(tmp_path):
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"JupyterLab did not start: {(tmp_path / 'lab.log').read_text()[-2000:]}")
                 time.sleep(0.5)
-        yield base, root / "notebooks"
+        yield base, root / "notebooks", data
     finally:
         _stop(server, base)
         log.close()
@@ -137,6 +138,8 @@ def _wait(driver, script: str, timeout: float = 120, what: str = "condition"):
 # the notebook panel (the shell's current widget needs window focus, which a headless browser may not give)
 NB = "const nb = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.sessionContext); "
 KERNEL = NB + "const k = nb && nb.sessionContext.session && nb.sessionContext.session.kernel; "
+ERRORS = ("return Array.from(document.querySelectorAll('.jp-NotebookPanel .widget-html pre'))"
+          ".map(p => p.innerText).filter(t => t.trim())")
 IMAGES = "return Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-image'))" \
          ".map(i => i.src)"
 
@@ -145,8 +148,8 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    lab, notebooks = lab
-    browser.get(f"{lab}/lab/tree/07-explore.py?token={TOKEN}&reset")
+    lab, notebooks, data = lab
+    browser.get(f"{lab}/lab/tree/notebooks/07-explore.py?token={TOKEN}&reset")
     _wait(browser, "return document.querySelector('.jp-NotebookPanel .jp-Notebook .jp-Cell') !== null",
           what="the .py file opened as a notebook (not in the text editor)")
     _wait(browser, KERNEL + "return k && k.status === 'idle'", what="the project's kernel, started without a dialog")
@@ -158,9 +161,11 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
 
     browser.execute_script(NB + "window.jupyterapp.shell.activateById(nb.id); "
                            "return window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    images = _wait(browser, IMAGES.replace("return ", "const s = ") + "; return s.length >= 2 && s.every(x => x) && s",
+    all_drawn = "; return s.length >= 2 && s.every(x => x) && s"
+    images = _wait(browser, IMAGES.replace("return ", "const s = ") + all_drawn,
                    what="the explorer's board and posterior images")
-    _wait(browser, KERNEL + "return k.status === 'idle' && document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output img').length >= 5",
+    plots = "document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output img').length >= 5"
+    _wait(browser, KERNEL + "return k.status === 'idle' && " + plots,
           what="the dataset tour's plots")
     browser.save_screenshot(str(SHOTS / "lab-ran.png"))
 
@@ -168,7 +173,8 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
     assert step, "the explorer's step button"
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", step[0])
     step[0].click()
-    stepped = _wait(browser, IMAGES.replace("return ", "const s = ") + f"; return s[0] !== {json.dumps(images[0])} && s",
+    changed = f"; return s[0] !== {json.dumps(images[0])} && s"
+    stepped = _wait(browser, IMAGES.replace("return ", "const s = ") + changed,
                     timeout=30, what="the board redrawn after a step")
     handle = browser.find_element(By.CSS_SELECTOR, ".widget-slider .noUi-handle")
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", handle)
@@ -177,6 +183,54 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
                   f"s[0] !== {json.dumps(stepped[0])} && s", timeout=30, what="board and posteriors after the slider")
     assert moved[0] != images[0] and moved[1] != images[1]
     browser.save_screenshot(str(SHOTS / "lab-scrubbed.png"))
+    assert browser.execute_script(ERRORS) == [], "the explorer showed an error"
+    recogniser = browser.execute_script(
+        "const s = Array.from(document.querySelectorAll('.jp-NotebookPanel .widget-dropdown select'))"
+        ".find(x => Array.from(x.options).some(o => o.text.includes('inverse') || o.text.includes('no posteriors'))); "
+        "return s.options[s.selectedIndex].text")
+    assert "no posteriors" not in recogniser, "it opened on a run without posteriors"
+
+    # at the last event of the longest game, switch to the shortest: the slider is clamped, the board redrawn
+    from riskcore.db import query
+
+    events = query("SELECT game_id, count(*) AS n FROM events WHERE run = 'explore' GROUP BY game_id ORDER BY n",
+                   data_dir=data)
+    shortest, longest = int(events.game_id.iat[0]), int(events.game_id.iat[-1])
+    game = browser.find_element(By.CSS_SELECTOR, ".widget-inline-hbox.widget-text input[type=number]")
+    seen = moved[0]
+    for target in (longest, shortest):
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", game)
+        game.send_keys(Keys.CONTROL, "a")
+        game.send_keys(str(target), Keys.ENTER)
+        shown = _wait(browser, IMAGES.replace("return ", "const s = ") + f"; return s[0] !== {json.dumps(seen)} && s",
+                      timeout=30, what=f"the board of game {target}")
+        seen = shown[0]
+        if target == longest:
+            from selenium.webdriver.common.action_chains import ActionChains
+
+            handle = browser.find_element(By.CSS_SELECTOR, ".widget-slider .noUi-handle")
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", handle)
+            right = browser.execute_script(  # from the handle to the track's right end: the last event
+                "const h = arguments[0].getBoundingClientRect(), "
+                "t = document.querySelector('.widget-slider .noUi-target').getBoundingClientRect(); "
+                "return Math.ceil(t.right - (h.left + h.width / 2))", handle)
+            ActionChains(browser).drag_and_drop_by_offset(handle, right, 0).perform()
+            seen = _wait(browser, IMAGES.replace("return ", "const s = ") +
+                         f"; return s[0] !== {json.dumps(seen)} && s", timeout=30, what="the last event")[0]
+        assert browser.execute_script(ERRORS) == [], f"switching to game {target} showed an error"
+    browser.save_screenshot(str(SHOTS / "lab-switched.png"))
+
+    # the tour's mean probability of the true card stays a probability (Lab draws only the cells in view: scroll)
+    browser.execute_script(NB + "const i = nb.content.widgets.findIndex(c => "
+                           "c.model.sharedModel.getSource().includes('true_card_probability()')); "
+                           "return nb.content.scrollToItem(i, 'start')")
+    cells = _wait(browser,
+                  "const t = Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output table'))"
+                  ".find(x => x.innerText.includes('recogniser') && x.innerText.includes('point')); "
+                  "return t && Array.from(t.querySelectorAll('tbody td')).map(c => c.innerText)",
+                  timeout=30, what="the tour's table of the true card's probability")
+    values = [float(c) for c in cells if c.strip()]
+    assert values and all(0 <= v <= 1 for v in values), values
     browser.execute_script(NB + "return nb.context.save()")
     _wait(browser, NB + "return nb.context.model.dirty === false", timeout=30, what="the notebook saved")
     assert not list(notebooks.glob("*.ipynb")), "Lab wrote a notebook file beside the scripts"
