@@ -32,7 +32,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.db import query
 from riskcore.experiments.recognition import experiment_runs
 from riskcore.notebook import save_figure, setup

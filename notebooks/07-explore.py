@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from riskcore.battle import roll_outcomes
+from riskcore.engine.battle import roll_outcomes
 from riskcore.db import query
 from riskcore.explore import GameExplorer, top_runs, true_card_probability
 from riskcore.recognition.recognisers import label

@@ -244,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_simulate(a) -> None:
-    from riskcore.config import GameConfig
+    from riskcore.engine.config import GameConfig
     from riskcore.simulate import RunSpec, simulate
 
     config = GameConfig(board=a.board, n_players=a.players, mode=a.mode, deal=a.deal, setup_batch=a.setup_batch,

@@ -73,7 +73,7 @@ def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds:
         return con
 
 
-def _sql_list(files: list[Path]) -> str:
+def sql_list(files: list[Path]) -> str:
     return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
 
 
@@ -113,7 +113,7 @@ def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str,
     for name, files in tables.items():
         if not files:
             continue
-        src = f"read_parquet({_sql_list(files)}, hive_partitioning = false)"
+        src = f"read_parquet({sql_list(files)}, hive_partitioning = false)"
         try:
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM {src} LIMIT 0")
             _add_new_columns(con, name, src)
@@ -356,7 +356,7 @@ def run_config(run: str, data_dir: Path | None = None):
     """The `GameConfig` a registered run was played with."""
     import json
 
-    from riskcore.config import GameConfig
+    from riskcore.engine.config import GameConfig
 
     runs = query("SELECT config FROM runs WHERE run = ?", [run], data_dir)
     if runs.empty:

@@ -39,10 +39,10 @@ from typing import Sequence
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Retreat, Trade
-from riskcore.board import load_board
-from riskcore.chance import TraceError
-from riskcore.config import GameConfig
+from riskcore.engine.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Retreat, Trade
+from riskcore.engine.board import load_board
+from riskcore.engine.chance import TraceError
+from riskcore.engine.config import GameConfig
 from riskcore.db import publish_run
 from riskcore.engine import OCCUPY, REINFORCE, SETUP, new_game, step
 from riskcore.storage import check_name, remove_leftovers, write_parquet

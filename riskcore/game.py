@@ -10,12 +10,12 @@ from typing import Callable
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, IllegalAction
+from riskcore.engine.actions import Action, Attack, IllegalAction
 from riskcore.agents import PlayerView, make_agent
 from riskcore.agents.heuristic import KERNEL_AGENTS
-from riskcore.board import Board, load_board
-from riskcore.chance import RngChance
-from riskcore.config import GameConfig
+from riskcore.engine.board import Board, load_board
+from riskcore.engine.chance import RngChance
+from riskcore.engine.config import GameConfig
 from riskcore.engine import GameState, new_game, step
 from riskcore.trace import GameRecord
 

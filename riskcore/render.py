@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.patheffects import withStroke  # noqa: E402
 
-from riskcore.board import Board  # noqa: E402
+from riskcore.engine.board import Board  # noqa: E402
 from riskcore.storage import atomic_path  # noqa: E402
 
 COLOURS = {"red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#e6c229", "black": "#444444",

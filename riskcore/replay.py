@@ -15,13 +15,13 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from riskcore.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place,
+from riskcore.engine.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place,
                               Retreat, Trade)
-from riskcore.board import load_board
-from riskcore.chance import TraceChance, TraceError
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.chance import TraceChance, TraceError
+from riskcore.engine.config import GameConfig
 from riskcore import paths
-from riskcore.db import DataError, _sql_list, query, run_config
+from riskcore.db import DataError, sql_list, query, run_config
 from riskcore.engine import EVENT_FIELDS, GameState, new_game, step
 from riskcore.publish import verify
 
@@ -162,7 +162,7 @@ class RunTraces:
                     self.con.execute("SELECT count(*) FROM read_parquet(?)", [str(f)]).fetchone()
                 except duckdb.Error as exc:
                     raise TraceError(f"corrupt trace file {f}: {' '.join(str(exc).split())}") from None
-            self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet({_sql_list(files)})")
+            self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet({sql_list(files)})")
         self.config = GameConfig.from_dict(json.loads(self.df("SELECT config FROM runs").config[0])["config"])
 
     def df(self, sql: str, params: list | None = None) -> pd.DataFrame:

@@ -19,8 +19,8 @@ import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
 from riskcore.agents import validate_spec
-from riskcore.board import load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.db import DatabaseLocked, publish_dir
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks

@@ -101,9 +101,9 @@ def records_to_tables(run: str, game_ids: list[int], records: list[GameRecord]) 
         schema = SCHEMAS[name]
         n = len(cols["game_id"])
         arrays = _const(schema, n, run)
-        for field in schema:
-            if field.name not in arrays:
-                arrays[field.name] = pa.array(cols[field.name], type=field.type)
+        for column in schema:
+            if column.name not in arrays:
+                arrays[column.name] = pa.array(cols[column.name], type=column.type)
         out[name] = pa.Table.from_arrays([arrays[f.name] for f in schema], schema=schema)
     return out
 

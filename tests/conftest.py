@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from riskcore.board import load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.simulate import RunSpec, simulate
 
 

@@ -6,7 +6,7 @@ from collections import deque
 
 import numpy as np
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.engine import GameState, new_game
 
 

@@ -8,8 +8,8 @@ from riskcore.agents import PlayerView
 from riskcore.agents.heuristic import DominationAgent, MissionAgent
 from fractions import Fraction
 
-from riskcore.battle import _absorbing, _battle_table, roll_outcomes, sample_battle
-from riskcore.config import GameConfig
+from riskcore.engine.battle import _absorbing, _battle_table, roll_outcomes, sample_battle
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 
 

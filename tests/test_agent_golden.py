@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 
 CASES = json.loads((Path(__file__).parent / "golden" / "agents.json").read_text())

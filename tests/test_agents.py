@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from riskcore.agents import AgentSpecError, PlayerView, make_agent, parse_spec
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 
 
@@ -40,7 +40,7 @@ def test_spec_parsing():
 def _seat0_attacks_on_targets(spec: str, seeds: int) -> list[bool]:
     """Whether each attack of seat 0 (playing `spec` against three mission agents) aims at its mission's
     targets, over games with seeds 0 .. seeds-1 (missions that name no territories are skipped)."""
-    from riskcore.actions import Attack
+    from riskcore.engine.actions import Attack
     from riskcore.agents.heuristic import mission_targets
 
     seen = []
@@ -81,8 +81,8 @@ def test_a_setup_army_is_placed_as_a_reinforcement_would_be(spec):
     twin, in the same state with the same random stream, asked to reinforce)."""
     import copy
 
-    from riskcore.board import load_board
-    from riskcore.chance import RngChance
+    from riskcore.engine.board import load_board
+    from riskcore.engine.chance import RngChance
     from riskcore.engine import REINFORCE, SETUP, new_game, step
 
     config = GameConfig()

@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from riskcore import cli, paths
 from riskcore.cli import main

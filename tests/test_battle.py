@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from riskcore.battle import (battle_distribution, conquer_probability, roll_outcomes, sample_battle, sample_roll,
+from riskcore.engine.battle import (battle_distribution, conquer_probability, roll_outcomes, sample_battle, sample_roll,
                              win_probability_table)
 
 
@@ -82,7 +82,7 @@ def test_battle_without_anything_to_do_changes_nothing():
 
 
 def test_the_expected_battle_table_is_expected_battle_everywhere():
-    from riskcore.battle import expected_battle, expected_battle_table
+    from riskcore.engine.battle import expected_battle, expected_battle_table
 
     conq, att, dfn = expected_battle_table(40)
     rng = np.random.default_rng(5)

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from riskcore.board import BoardError, board_from_dict, load_board
+from riskcore.engine.board import BoardError, board_from_dict, load_board
 from riskcore.paths import BOARDS_DIR
 
 
@@ -78,7 +78,7 @@ def test_bad_board_file_and_unknown_name(tmp_path):
 
 
 def test_a_board_on_a_base_drops_the_borders_it_names(tmp_path, monkeypatch):
-    from riskcore import board as board_module
+    from riskcore.engine import board as board_module
 
     b81, b82 = load_board("classic-domination-81"), load_board("classic-domination-82")
     full = load_board("classic-domination")

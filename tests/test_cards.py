@@ -1,6 +1,6 @@
 import pytest
 
-from riskcore.cards import escalating_value, find_sets, fixed_value, is_set
+from riskcore.engine.cards import escalating_value, find_sets, fixed_value, is_set
 
 INF, CAV, ART, WILD = 0, 1, 2, 3
 

@@ -3,7 +3,6 @@ from pathlib import Path
 
 import pytest
 
-from riskcore import simulate as simulate_module
 from riskcore.cli import main
 from riskcore.db import query
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from riskcore.agents.compiled import FIRST_EVENTS, FIRST_SNAPSHOTS, _rolls, play_on, play_on_reference
-from riskcore.agents.rules_kernel import battle_cumulative, sample_full_battle
-from riskcore.battle import _battle_table, sample_battle
-from riskcore.chance import RngChance
-from riskcore.config import GameConfig
+from riskcore.engine.kernel import battle_cumulative, sample_full_battle
+from riskcore.engine.battle import _battle_table, sample_battle
+from riskcore.engine.chance import RngChance
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 from riskcore.simulate import game_seeds
 
@@ -120,7 +120,7 @@ def test_the_kernels_battles_draw_as_the_engines():
 
 
 def test_the_kernel_refuses_a_game_dealt_by_claims():
-    from riskcore.board import load_board
+    from riskcore.engine.board import load_board
     from riskcore.engine import new_game
 
     state = new_game(load_board("classic"), GameConfig(n_players=3, deal="claim"), RngChance(np.random.default_rng(0)))
@@ -145,7 +145,7 @@ def test_compiled_games_store_the_same_trace_tables():
 
 
 def test_a_seat_without_a_legal_move_is_an_error_on_both_paths():
-    from riskcore.actions import IllegalAction
+    from riskcore.engine.actions import IllegalAction
 
     state = next(s for s in _states(CONFIGS[0], range(1), every=1) if s.phase == "reinforce")
     state.reserve, state.hands[state.current] = 0, []  # nothing to place and nothing to trade

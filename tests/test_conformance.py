@@ -3,8 +3,8 @@ conserved event by event, only legal actions, exactly one winner who has complet
 
 import pytest
 
-from riskcore.actions import Attack, Fortify, Occupy, Place
-from riskcore.config import GameConfig
+from riskcore.engine.actions import Attack, Fortify, Occupy, Place
+from riskcore.engine.config import GameConfig
 from riskcore.engine import OCCUPY, legal_actions
 from riskcore.game import play_game
 from riskcore.simulate import game_seeds

@@ -2,7 +2,7 @@
 
 import hashlib
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.simulate import RunSpec, simulate
 
 

@@ -1,6 +1,6 @@
 import hashlib
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 from riskcore.simulate import RunSpec, simulate
 

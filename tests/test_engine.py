@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from riskcore.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Retreat, Trade
-from riskcore.config import ConfigError, GameConfig
-from riskcore.engine import ATTACK, FORTIFY, OCCUPY, OVER, REINFORCE, _begin_turn, legal_actions, step
+from riskcore.engine.actions import Attack, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place, Retreat, Trade
+from riskcore.engine.config import ConfigError, GameConfig
+from riskcore.engine import ATTACK, FORTIFY, OCCUPY, OVER, REINFORCE, legal_actions, step
+from riskcore.engine.reference import _begin_turn
 from tests.helpers import ScriptedChance, position
 
 N1, N2, N3, E1, E2, E3, E4, S1, S2, S3 = range(10)
@@ -248,7 +249,7 @@ def test_no_game_is_won_during_setup(deal, batch):
 def test_ownership_counts_and_cached_mission_checks_follow_every_action(classic):
     """The per-stamp counts (territories, continents held) and cached mission checks agree with a count from
     scratch after every action of whole games, clones included."""
-    from riskcore.engine import _mission_done
+    from riskcore.engine.reference import _mission_done
     from riskcore.game import play_game
 
     def check(state, action):

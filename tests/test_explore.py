@@ -5,7 +5,7 @@ import json
 import pytest
 
 from riskcore import paths
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.domination import import_logs
 from riskcore.recognition.pipeline import ensure_features, recognize_many
 from riskcore.recognition.recognisers import Recogniser

@@ -14,7 +14,7 @@ from riskcore.floatdot import dot
 # scorer and the aware agent's belief-times-membership product, on random inputs; printed as one digest.
 DECISIONS = """
 import hashlib, numpy as np
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.floatdot import dot
 from riskcore.search.endscore import load_scorer
 from riskcore.search.endtrain import fit

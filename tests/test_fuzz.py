@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from riskcore.board import load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.experiments.fuzz import F, Violation, check_game, fuzz_game, run_fuzz, same_in_python
 from riskcore.game import play_game
 

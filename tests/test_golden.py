@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.engine import EVENT_FIELDS
 from riskcore.game import play_game
 

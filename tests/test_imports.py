@@ -26,7 +26,7 @@ LIGHT = """
 import sys
 import numpy as np
 from riskcore.simulate import simulate_chunk, RunSpec
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.agents import make_agent
 from riskcore.game import play_game
 HEAVY = {"numba", "pandas", "scipy", "sklearn", "matplotlib"}
@@ -37,7 +37,7 @@ print("numba" in sys.modules)
 """
 PLAYED = """
 import sys
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 play_game(GameConfig(n_players=3), ["mission"] * 3, 0)  # on the compiled kernel (numba brings in scipy)
 print(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "pandas", "sklearn", "matplotlib"}))

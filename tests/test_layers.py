@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[1] / "riskcore"
-GROUND = {"paths", "config", "board", "missions", "cards", "battle", "chance", "actions", "storage", "publish", "db",
+GROUND = {"paths", "engine", "storage", "publish", "db",
           "integrity", "parallel", "stats", "floatdot", "params"}
 ALGORITHMS = ("agents", "recognition", "search", "learning", "tuning")
 
@@ -67,3 +67,13 @@ def test_no_two_modules_import_each_other_in_a_circle():
 
     circles = sorted(m for m in GRAPH if m in reach(m) and m != "riskcore")
     assert not circles
+
+
+def test_no_module_imports_another_modules_private_names():
+    private = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("riskcore"):
+                private += [f"{module_name(path)}: {node.module}.{a.name}" for a in node.names
+                            if a.name.startswith("_")]
+    assert not private, "make the name public or keep the code where it is used"

@@ -5,11 +5,11 @@ import pytest
 
 from riskcore.agents.drafting import border_security, bsr_allocation
 from riskcore.agents.mcs import determinise
-from riskcore.board import load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 from riskcore.agents.minimax_search import Search, SearchNode, features
-from riskcore.battle import expected_battle
+from riskcore.engine.battle import expected_battle
 from riskcore.simulate import game_seeds
 from tests.test_conformance import InvariantChecker
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from riskcore.missions import compile_missions
+from riskcore.engine.missions import compile_missions
 
 
 @pytest.fixture(scope="module")

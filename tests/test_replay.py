@@ -1,6 +1,6 @@
 import pytest
 
-from riskcore.chance import TraceError
+from riskcore.engine.chance import TraceError
 from riskcore.db import DataError, query
 from riskcore.publish import seal
 from riskcore.replay import RunTraces, load_game, replay, verify_game

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.experiments.generalisation import FAMILIES, FOREIGN, foreign_logs
 from riskcore.experiments.generalisation import run_experiment as run_generalisation
 from riskcore.experiments.recognition import run_experiment

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch, estimate_ab, estimate_gb, estimate_share

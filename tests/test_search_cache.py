@@ -6,7 +6,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore import paths
 from riskcore.experiments import search as experiment
 from riskcore.experiments import search_cache

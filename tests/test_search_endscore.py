@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.search.abstract import END, AState, Model, first_best
 from riskcore.search.endfeatures import FEATURES, end_features
 from dataclasses import replace
@@ -18,7 +18,7 @@ from riskcore.search.endtrain import RECIPE, agreement, fit, store_scorer
 from riskcore.search.exhaustive import MaxN
 from riskcore.search.gbsearch import GBSearch
 from riskcore.search.goals import Goal
-from riskcore.search.policy import BASE_KINDS, GoalPolicy, expand
+from riskcore.search.policy import BASE_KINDS, GoalPolicy
 
 N1, N2, N3, E1, S3 = 0, 1, 2, 3, 9  # small board: North (bonus 2) is N1-N3; N3 borders E1, N1 borders S3
 F = {name: i for i, name in enumerate(FEATURES)}

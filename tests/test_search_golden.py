@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.search.abstract import AState, Model
 from riskcore.search.exhaustive import MaxN
 from riskcore.experiments.search import SEARCHES, policy_search

@@ -4,7 +4,7 @@ states made, bit for bit, on seeded positions."""
 import numpy as np
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.experiments.search import SEARCHES, positions
 from riskcore.search.abstract import Model, PlainModel, turn_sequences
 from riskcore.search.endfeatures import end_features

@@ -136,7 +136,7 @@ def test_a_point_listed_twice_is_refused(tmp_path):
 
 
 def test_a_point_that_ran_before_a_run_was_rewritten_is_named_stale(tmp_path, env):
-    from riskcore.config import GameConfig
+    from riskcore.engine.config import GameConfig
     from riskcore.integrity import check
     from riskcore.simulate import RunSpec, simulate
 

@@ -10,7 +10,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from riskcore.actions import Action
+from riskcore.engine.actions import Action
 from riskcore.engine import EVENT_FIELDS, GameState
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, Place, Trade
+from riskcore.engine.actions import Action, Place, Trade
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent
-from riskcore.cards import find_sets
+from riskcore.engine.cards import find_sets
 from riskcore.agents.drafting import bsr_allocation
 
 

@@ -1,4 +1,4 @@
-"""Games of the heuristic agents on the compiled kernel (`heuristic_kernel.py`, `rules_kernel.py`), and the Python
+"""Games of the heuristic agents on the compiled kernel (`heuristic_kernel.py`, `engine/kernel.py`), and the Python
 forms they match.
 
 - `play_on(state, rng, stop_turn)`: a playout: `domination` agents play on until the game ends or `stop_turn`
@@ -12,29 +12,35 @@ forms end in the same state, with the same log (tests/test_compiled_play.py).
 
 from __future__ import annotations
 
+from dataclasses import fields
 from functools import lru_cache
 
 import numpy as np
 
 from riskcore.agents import heuristic_kernel as K
-from riskcore.agents import rules_kernel as R
+from riskcore.engine import kernel as R
 from riskcore.agents.base import Agent, PlayerView
 from riskcore.agents.heuristic import CONQUER_TABLE, DominationAgent, MissionAgent
-from riskcore.agents.random_agent import _edges
-from riskcore.actions import IllegalAction
-from riskcore.battle import roll_outcomes
-from riskcore.board import Board, load_board
-from riskcore.chance import RngChance
-from riskcore.config import GameConfig
+from riskcore.agents.random_agent import border_edges
+from riskcore.engine.actions import IllegalAction
+from riskcore.engine.battle import roll_outcomes
+from riskcore.engine.board import Board, load_board
+from riskcore.engine.chance import RngChance
+from riskcore.engine.config import GameConfig
 from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
+from riskcore.engine.rules import END_REASONS, EVENT_KINDS, MISSION_KINDS, PHASES
 
-_PHASES = {REINFORCE: R.REINFORCE, ATTACK: R.ATTACK, OCCUPY: R.OCCUPY, FORTIFY: R.FORTIFY, OVER: R.OVER,
-           SETUP: R.SETUP}
-_PHASE_NAMES = [name for name, _ in sorted(_PHASES.items(), key=lambda item: item[1])]
-_EVENT_KINDS = ["place", "reinforce", "trade", "attack", "occupy", "end_attack", "fortify", "end_turn", "draw_card",
-                "eliminate", "win", "draw"]
-_REASONS = {R.PLAYING: "", R.BY_DOMINATION: "domination", R.BY_MISSION: "mission", R.BY_TURN_CAP: "turn_cap"}
-_MISSION_KINDS = {"continents": R.CONTINENTS, "territories": R.TERRITORIES, "destroy": R.DESTROY}
+_PHASES = {name: PHASES.index(name) for name in (SETUP, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER)}  # the kernel's
+# How the compiled game honours each rule option; a `GameConfig` field missing here is refused (and a test fails
+# when `GameConfig` gains one), so a new option can never be ignored silently.
+CONFIG_FIELDS = {
+    "board": "the board's arrays", "n_players": "the seats", "mode": "rules", "card_values": "rules",
+    "card_cap": "rules", "trade_bonus": "rules", "card_recycle": "rules", "turn_cap": "rules",
+    "forced_trade_at": "rules", "elimination_trade_at": "rules", "setup_batch": "rules",
+    "deal": "random deals only: claims stay in Python", "starting_armies": "the deal (Python's new_game)",
+    "setup_start": "the deal (Python's new_game)",
+    "fortify": "the compiled agents fortify to a neighbour, legal under either option",
+}
 FIRST_EVENTS, FIRST_SNAPSHOTS = 1024, 128  # buffer rows to start with: a typical game fits; longer ones double them
 _NO_LOG = (np.zeros((0, R.N_COLUMNS), np.int64), np.zeros(0, np.int64), np.zeros((0, 2), np.int64))
 
@@ -99,7 +105,7 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
         log = tuple(np.concatenate([buffer, np.empty_like(buffer)]) for buffer in log)
     if status != K.DONE:
         raise IllegalAction(f"compiled game: seat {int(sc[R.CURRENT])} has no legal move in phase "
-                            f"{_PHASE_NAMES[int(sc[R.PHASE])]!r} at turn {int(sc[R.TURN])}")
+                            f"{PHASES[int(sc[R.PHASE])]!r} at turn {int(sc[R.TURN])}")
     if record:
         _write_log(state, sc, log)
     state.owner[:], state.armies[:], state.eliminated_by[:] = owner, armies, eliminated_by
@@ -107,13 +113,13 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     state.owners_changed()
     state.hands = [hands[seat, :hand_len[seat]].tolist() for seat in range(p)]
     state.deck, state.discard = deck[1:deck[0] + 1].tolist(), discard[1:discard[0] + 1].tolist()
-    state.phase, state.current, state.turn = _PHASE_NAMES[int(sc[R.PHASE])], int(sc[R.CURRENT]), int(sc[R.TURN])
+    state.phase, state.current, state.turn = PHASES[int(sc[R.PHASE])], int(sc[R.CURRENT]), int(sc[R.TURN])
     state.reserve, state.conquered, state.trade_bonus_used = int(sc[R.RESERVE]), bool(sc[R.CONQUERED]), \
         bool(sc[R.BONUS_USED])
     state.trades = int(sc[R.TRADES])
     state.occupy = (int(sc[R.OCC_SRC]), int(sc[R.OCC_DST]), int(sc[R.OCC_LOW])) if state.phase == OCCUPY else None
     state.winner = int(sc[R.WINNER])
-    state.end_reason = _REASONS[int(sc[R.REASON])] or state.end_reason
+    state.end_reason = END_REASONS[int(sc[R.REASON])] or state.end_reason
     return int(sc[R.ACTIONS])
 
 
@@ -126,8 +132,8 @@ def _write_log(state: GameState, sc: np.ndarray, log: tuple[np.ndarray, ...]) ->
         ("turn", R.E_TURN), ("player", R.E_PLAYER), ("src", R.E_SRC), ("dst", R.E_DST), ("armies", R.E_ARMIES),
         ("attacker_dice", R.E_A_DICE), ("defender_dice", R.E_D_DICE), ("attacker_losses", R.E_A_LOSS),
         ("defender_losses", R.E_D_LOSS), ("opponent", R.E_OPPONENT), ("stop_at", R.E_STOP_AT))}
-    columns["phase"] = [_PHASE_NAMES[v] for v in rows[:, R.E_PHASE].tolist()]
-    columns["kind"] = [_EVENT_KINDS[v] for v in rows[:, R.E_KIND].tolist()]
+    columns["phase"] = [PHASES[v] for v in rows[:, R.E_PHASE].tolist()]
+    columns["kind"] = [EVENT_KINDS[v] for v in rows[:, R.E_KIND].tolist()]
     columns["conquered"] = [None if v < 0 else bool(v) for v in rows[:, R.E_CONQUERED].tolist()]
     columns["cards"] = [" ".join(map(str, card_ids[start:start + length])) or None if length >= 0 else None
                         for start, length in rows[:, [R.E_CARDS_START, R.E_CARDS_LEN]].tolist()]
@@ -158,6 +164,10 @@ def _agents(agents: list[Agent]) -> tuple[np.ndarray, ...]:
 
 @lru_cache(maxsize=16)
 def _rules(config: GameConfig) -> np.ndarray:
+    unknown = [f.name for f in fields(config) if f.name not in CONFIG_FIELDS]
+    if unknown:
+        raise ValueError(f"the compiled game does not implement the rule option(s) {unknown}: play this config "
+                         "in Python (riskcore.engine.reference) or teach riskcore/engine/kernel.py the option")
     if config.deal != "random":
         raise ValueError("the compiled game plays dealt games (claims stay in Python)")
     rules = np.zeros(R.N_RULES, dtype=np.int64)
@@ -181,7 +191,7 @@ def _missions(state: GameState) -> tuple[np.ndarray, ...]:
     for seat, m in enumerate(state.missions):
         if m is None:
             continue
-        kind[seat], extra[seat], target[seat] = _MISSION_KINDS[m.kind], m.extra_continents, m.territories
+        kind[seat], extra[seat], target[seat] = MISSION_KINDS.index(m.kind), m.extra_continents, m.territories
         min_armies[seat], colour[seat] = m.min_armies, m.colour
         listed[seat, list(m.continents)] = True
     return kind, listed, extra, target, min_armies, colour
@@ -189,7 +199,7 @@ def _missions(state: GameState) -> tuple[np.ndarray, ...]:
 
 @lru_cache(maxsize=16)  # boards compare by identity
 def _board_arrays(board: Board) -> tuple[np.ndarray, ...]:
-    src, dst = _edges(board)  # the agents' border order
+    src, dst = border_edges(board)  # the agents' border order
     starts = np.cumsum([0] + [len(n) for n in board.neighbours]).astype(np.int64)
     nbr = np.array([t for n in board.neighbours for t in n], dtype=np.int64)
     return (src.astype(np.int64), dst.astype(np.int64), starts, nbr, board.continent_of.astype(np.int64),

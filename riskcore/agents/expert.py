@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, EndTurn, Fortify, Place, Trade
+from riskcore.engine.actions import Action, EndTurn, Fortify, Place, Trade
 from riskcore.agents.base import PlayerView
-from riskcore.agents.heuristic import HeuristicAgent, _distance_to_enemy, continent_shares
-from riskcore.cards import find_sets
+from riskcore.agents.heuristic import HeuristicAgent, distance_to_enemy, continent_shares
+from riskcore.engine.cards import find_sets
 
 
 class ExpertAgent(HeuristicAgent):
@@ -74,7 +74,7 @@ class ExpertAgent(HeuristicAgent):
         if not np.isfinite(pressure).any():
             return EndTurn()
         target = int(np.argmax(pressure))
-        dist = _distance_to_enemy(board, owner, self.player)
+        dist = distance_to_enemy(board, owner, self.player)
         donors = [int(t) for t in np.flatnonzero(mine & (armies >= 2) & (dist > 1)) if board.adjacency[t, target]]
         if donors:
             src = max(donors, key=lambda t: armies[t])

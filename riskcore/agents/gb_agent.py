@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, EndAttack, Place, Trade
+from riskcore.engine.actions import Action, Attack, EndAttack, Place, Trade
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent, mission_targets
-from riskcore.cards import find_sets
+from riskcore.engine.cards import find_sets
 from riskcore.search.abstract import AState, Model
 from riskcore.search.gbsearch import GBSearch
 from riskcore.search.policy import GoalPolicy

@@ -7,7 +7,7 @@
 - `domination` values territories by continent: progress toward holding a continent and breaking enemy ones.
 
 Decisions: reinforce the owned territory from which the most valuable enemy neighbour is likeliest to fall (exact
-conquest odds, `riskcore.battle.win_probability_table`); attack while the best value-weighted exact odds beat
+conquest odds, `riskcore.engine.battle.win_probability_table`); attack while the best value-weighted exact odds beat
 `threshold`; move everything forward after a conquest unless the source is still a front; fortify the strongest
 interior stack toward the front; trade cards as soon as a set is held.
 """
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, Occupy, Place, Trade
+from riskcore.engine.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, Occupy, Place, Trade
 from riskcore.agents.base import Agent, PlayerView
-from riskcore.agents.random_agent import _edges
-from riskcore.battle import win_probability_table
-from riskcore.cards import find_sets
+from riskcore.agents.random_agent import border_edges
+from riskcore.engine.battle import win_probability_table
+from riskcore.engine.cards import find_sets
 
 CONQUER_TABLE = win_probability_table(64)  # [attacking armies, defending armies], both capped at 63
 _CAP = CONQUER_TABLE.shape[0] - 1
@@ -56,7 +56,7 @@ class HeuristicAgent(Agent):
         state = view._s
         if state.stamp != self._stamp or state.missions[self.player] is not self._mission:
             me, owner = self.player, view.owner
-            src, dst = _edges(view.board)
+            src, dst = border_edges(view.board)
             front = (owner[src] == me) & (owner[dst] != me)
             value = None
             if type(self).values in _OWNERSHIP_VALUES:
@@ -263,13 +263,13 @@ class HeuristicAgent(Agent):
         return int(np.argmax(score))
 
 
-def _distance_to_enemy(board, owner: np.ndarray, me: int) -> np.ndarray:
+def distance_to_enemy(board, owner: np.ndarray, me: int) -> np.ndarray:
     """Graph distance from each territory to the nearest enemy territory (multi-source BFS)."""
     return np.array(_distances(board.neighbours, owner.tolist(), me))
 
 
 def _distances(neighbours, owner: list[int], me: int) -> list[int]:
-    """`_distance_to_enemy` on Python lists (agents call it every turn)."""
+    """`distance_to_enemy` on Python lists (agents call it every turn)."""
     n = len(owner)
     dist = [n + 1] * n
     frontier = [t for t in range(n) if owner[t] != me]

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, EndAttack
+from riskcore.engine.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent
 from riskcore.learning.dice import DiceTables, learn

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, EndAttack
+from riskcore.engine.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.heuristic import DominationAgent, conquer_odds
 from riskcore.agents.compiled import play_on
-from riskcore.chance import RngChance
+from riskcore.engine.chance import RngChance
 from riskcore.engine import GameState, step
-from riskcore.missions import compile_missions
+from riskcore.engine.missions import compile_missions
 
 
 def determinise(state: GameState, player: int, rng: np.random.Generator) -> GameState:

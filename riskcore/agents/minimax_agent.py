@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, EndAttack
+from riskcore.engine.actions import Action, Attack, EndAttack
 from riskcore.agents.base import PlayerView
 from riskcore.agents.bsr import BsrAgent
 from riskcore.agents.heuristic import mission_targets

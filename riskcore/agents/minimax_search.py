@@ -2,7 +2,7 @@
 
 Model (simplified):
 - attacks only from a territory with more armies than its target;
-- a battle has one deterministic outcome, `riskcore.battle.expected_battle`; a conquest moves every survivor in;
+- a battle has one deterministic outcome, `riskcore.engine.battle.expected_battle`; a conquest moves every survivor in;
 - each player makes 0-3 attacks a turn; opponents are modelled the same way; when a turn ends, the next player
   drafts its reinforcements with the BSR heuristic (`agents.drafting`).
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from riskcore.agents.drafting import bsr_allocation
-from riskcore.battle import expected_attack
+from riskcore.engine.battle import expected_attack
 from riskcore.floatdot import dot
 
 MAX_ATTACKS = 3

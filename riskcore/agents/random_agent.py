@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from riskcore.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, Occupy, Place, Trade
+from riskcore.engine.actions import Action, Attack, Claim, EndAttack, EndTurn, Fortify, Occupy, Place, Trade
 from riskcore.agents.base import Agent, PlayerView
-from riskcore.cards import find_sets
+from riskcore.engine.cards import find_sets
 
 
 class RandomAgent(Agent):
@@ -40,7 +40,7 @@ class RandomAgent(Agent):
         if phase == "occupy":
             src, _, low = view.occupy
             return Occupy(int(self.rng.integers(low, armies[src])))
-        edges = _edges(view.board)
+        edges = border_edges(view.board)
         if phase == "attack":
             ok = (owner[edges[0]] == me) & (owner[edges[1]] != me) & (armies[edges[0]] >= 2)
             if not ok.any() or self.rng.random() < self.p_end:
@@ -59,7 +59,7 @@ class RandomAgent(Agent):
 _EDGE_CACHE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
-def _edges(board) -> tuple[np.ndarray, np.ndarray]:
+def border_edges(board) -> tuple[np.ndarray, np.ndarray]:
     """Directed borders (src, dst) of a board as two index arrays, cached per board."""
     key = id(board)
     if key not in _EDGE_CACHE:

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.board import load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 from riskcore.simulate import game_seeds
 from riskcore.storage import write_text
@@ -53,7 +53,7 @@ def machine() -> dict:
             "processor": cpu, "cores": os.cpu_count(), "date": time.strftime("%Y-%m-%d")}
 
 
-def _write(name: str, title: str, intro: str, df: pd.DataFrame, out_dir: Path | None, extra: dict) -> None:
+def write_benchmark(name: str, title: str, intro: str, df: pd.DataFrame, out_dir: Path | None, extra: dict) -> None:
     out_dir = Path(out_dir or paths.benchmarks_dir())
     meta = {**machine(), **extra}
     write_text(out_dir / f"{name}.md", f"# {title}\n\n{intro}\n\nMeasured on: " +
@@ -101,7 +101,7 @@ def bench_search(positions_per_count: int = 6, lookahead: int = 3, seed: int = 2
     df = pd.DataFrame(rows)
     wide = df.pivot_table(index=["players", "search"], columns="model", values="states_per_s", sort=False)
     df = df.merge((wide.compiled / wide.plain).rename("speedup").round(1).reset_index(), on=["players", "search"])
-    _write("search", "Search benchmark (one core)", "Generated states per second (`Model.generated`: every state "
+    write_benchmark("search", "Search benchmark (one core)", "Generated states per second (`Model.generated`: every state "
            "a search makes) on the same positions, compiled kernels against the plain-numpy reference; speedup = "
            "compiled / plain; seconds under one second are the median of 5 repeats.", df, out_dir,
            {"target": ">= 20 x the plain model's states/s for AB and the GB searches"})
@@ -152,7 +152,7 @@ def bench_recognition(run: str, settings: int = 100, workers: int = 2, data_dir:
     seconds = time.perf_counter() - start
     df = pd.DataFrame([{"run": run, "games": games, "settings": done, "workers": workers,
                         "seconds": round(seconds, 2), "target_seconds": 60}])
-    _write("recognition", "PHATT weight sweep benchmark", "Scoring (posteriors and top-1 / top-3 / log loss at the "
+    write_benchmark("recognition", "PHATT weight sweep benchmark", "Scoring (posteriors and top-1 / top-3 / log loss at the "
            "checkpoints) of weight settings over a run's stored pending-set counts, features loaded once per "
            "worker.", df, out_dir, {})
     return df
@@ -165,7 +165,7 @@ def run_bench(games: int = 200, out_dir: Path | None = None) -> pd.DataFrame:
         n = games if share == 1 else max(1 if agents[0] == "mcs" else 10, games // share)
         rows.append({"case": name, **bench_case(config, agents, n, compiled=compiled)})
     df = pd.DataFrame(rows)
-    _write("engine", "Engine benchmark (one core)", "Full-rules games played by one process, agents' decisions "
+    write_benchmark("engine", "Engine benchmark (one core)", "Full-rules games played by one process, agents' decisions "
            "included. Games whose seats are all plain mission or domination agents run on the compiled kernel "
            "(the Python step loop plays the very same games, shown beside them); mcs plays its candidate moves in "
            "Python and its playouts on the kernel.", df, out_dir,
@@ -194,6 +194,6 @@ def bench_explore(run: str, game: int = 0, moves: int = 60, data_dir: Path | Non
                         "open_seconds": round(opened, 3), "redraws": len(steps),
                         "median_redraw_seconds": round(float(np.median(steps)), 3),
                         "max_redraw_seconds": round(float(steps.max()), 3), "target_redraw_seconds": 1.0}])
-    _write("explore", "Game explorer benchmark", "Opening one game of a run (replayed once), then redrawing the "
+    write_benchmark("explore", "Game explorer benchmark", "Opening one game of a run (replayed once), then redrawing the "
            "board, the posterior bars and the event log for each move of the slider.", df, out_dir, {})
     return df

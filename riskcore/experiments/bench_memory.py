@@ -48,7 +48,7 @@ def _simulate(run: str, games: int, data: Path) -> list[str]:
 
 def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: int = 1000, reruns: int = 3,
                  out_dir: Path | None = None) -> pd.DataFrame:
-    from riskcore.experiments.bench import _write
+    from riskcore.experiments.bench import write_benchmark
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="riskcore-memory-") as tmp:
@@ -68,7 +68,7 @@ def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: in
             rows.append({"measure": f"DuckDB file after writing run 'again' ({games[0]:,} games) "
                                     f"{k + 1} time(s): MB", "value": round(db.stat().st_size / 2**20, 2)})
     df = pd.DataFrame(rows)
-    _write("memory", "Memory benchmark", "Peak resident memory of the largest process (command or worker) of "
+    write_benchmark("memory", "Memory benchmark", "Peak resident memory of the largest process (command or worker) of "
            "`riskcore simulate` (4 players, mission agents, default workers) and of feature building, and the size "
            "of the DuckDB file as the same run name is written again.", df, out_dir,
            {"targets": json.dumps({"simulate": "flat in the number of games", "features": "< 500 MB",
@@ -79,7 +79,7 @@ def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: in
 # one exhaustive search in a fresh process, its counters as JSON on stdout
 _SEARCH = """
 import json, sys, time
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.experiments.search import positions
 from riskcore.search.abstract import Model
 from riskcore.search.exhaustive import MaxN
@@ -101,7 +101,7 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
     fresh process, under the default transposition-table bound and a sixteen times larger one: the time, the work
     (subtrees searched, stored subtrees replaced), the table's final size and the process's peak memory."""
     from riskcore.experiments import EXPERIMENT_SEED
-    from riskcore.experiments.bench import _write
+    from riskcore.experiments.bench import write_benchmark
     from riskcore.search.exhaustive import TABLE_MB
 
     bounds = bounds or (TABLE_MB, 16 * TABLE_MB)
@@ -116,7 +116,7 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
                 rows.append({"players": players, "position": index, "lookahead": lookahead, "bound_MB": mb,
                              **json.loads(lines[-1]), "peak_MB": peak})
     df = pd.DataFrame(rows)
-    _write("search-table", "Transposition table benchmark (one core)", "Exhaustive max^n to "
+    write_benchmark("search-table", "Transposition table benchmark (one core)", "Exhaustive max^n to "
            f"{lookahead} turns on the search experiment's first {positions} positions per player count, each in a "
            "fresh process, under the default bound of its transposition table and a larger one: seconds, the "
            "tree's size (`nodes`, the same under every bound), subtrees searched (the work), stored subtrees the "
@@ -136,7 +136,7 @@ def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path |
     `players` players, each in a fresh process, one worker; the classifier trains on a second, small run. (Games
     are simulated rather than imported: the importer keeps one copy of a repeated game, and the bundled logs hold
     far fewer than 500 distinct six-player games.)"""
-    from riskcore.experiments.bench import _write
+    from riskcore.experiments.bench import write_benchmark
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="riskcore-recognition-memory-") as tmp:
@@ -154,7 +154,7 @@ def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path |
                 _riskcore("recognize", "--run", "big", "--recogniser", spec, "--workers", "1", "--quiet",
                           "--data-dir", str(data)))})
     df = pd.DataFrame(rows)
-    _write("recognition-memory", "Recognition memory benchmark", f"Peak resident memory of `riskcore recognize` "
+    write_benchmark("recognition-memory", "Recognition memory benchmark", f"Peak resident memory of `riskcore recognize` "
            f"(one worker, a fresh process each) on one simulated run of {games} {players}-player games "
            "(default agents); the first row builds the run's features (with the uniform prior), every later one "
            "computes one recogniser's posteriors from them.", df, out_dir,

@@ -19,15 +19,15 @@ def bench_dask_scaling(n_positions: int = 8, lookahead: int = 4, worker_counts: 
                        out_dir: Path | None = None) -> pd.DataFrame:
     from distributed import LocalCluster
 
-    from riskcore.experiments.bench import _write
-    from riskcore.experiments.search import _run_saving, search_tasks
+    from riskcore.experiments.bench import write_benchmark
+    from riskcore.experiments.search import run_saving, search_tasks
 
     tasks = search_tasks(n_positions, lookahead, 0, 2, 2009, {})
     rows, first = [], None
     for k in worker_counts:
         with LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
             start = time.perf_counter()
-            parts = _run_saving(tasks, {}, None, None, cluster.scheduler_address, False)
+            parts = run_saving(tasks, {}, None, None, cluster.scheduler_address, False)
             seconds = time.perf_counter() - start
         result = pd.DataFrame([r for i in sorted(parts) for r in parts[i]])
         first = result if first is None else first
@@ -35,7 +35,7 @@ def bench_dask_scaling(n_positions: int = 8, lookahead: int = 4, worker_counts: 
                      "same_rows_as_1_worker": bool(result.equals(first))})
     df = pd.DataFrame(rows)
     df["speedup"] = (df.seconds.iloc[0] / df.seconds).round(2)
-    _write("dask-scaling", "Search experiment on a local Dask cluster",
+    write_benchmark("dask-scaling", "Search experiment on a local Dask cluster",
            f"The search experiment's tasks ({n_positions} positions per player count, look-ahead {lookahead}, no "
            f"cache) on a LocalCluster of 1, 2 and 4 single-threaded worker processes; the machine has "
            f"{os.cpu_count()} cores.", df, out_dir, {})

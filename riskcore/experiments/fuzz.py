@@ -1,14 +1,14 @@
 """Fuzzing the rules: seeded games over random configurations, each checked by an independent invariant checker.
 
-The checker rebuilds every game from its event rows alone, with the board's static facts (borders, continents,
-card symbols, mission specs) and its own code for the rules it checks, never the engine's objects or its mission
-code: ownership and armies, army conservation (armies change only by placements, card bonuses and battle losses),
-dice limits and consistent losses, adjacency of attacks and fortifies, who may act, card conservation (hands,
-deck and discards always hold every card once) and the hand limit after trading, the reserve of every turn
-(territories // 3, at least 3, plus held bonuses, plus trades), eliminated players owning nothing and acting no
-more, and the winner really meeting its mission (or holding every territory). A game the compiled kernel played
-(every seat a `mission` or `domination` agent, territories dealt) is also played in the Python step loop, and a
-difference in any event is a violation.
+The checker rebuilds every game from its event rows alone, with the board's static facts (borders, continents, card
+symbols, mission specs), the rule tables of `engine/rules.py` (the one definition of every constant) and its own
+code for the rules it checks, never the engine's objects, functions or mission code: ownership and armies, army
+conservation (armies change only by placements, card bonuses and battle losses), dice limits and consistent losses,
+adjacency of attacks and fortifies, who may act, card conservation (hands, deck and discards always hold every card
+once) and the hand limit after trading, the reserve of every turn (territories // 3, at least 3, plus held bonuses,
+plus trades), eliminated players owning nothing and acting no more, and the winner really meeting its mission (or
+holding every territory). A game the compiled kernel played (every seat a `mission` or `domination` agent,
+territories dealt) is also played in the Python step loop, and a difference in any event is a violation.
 
 `riskcore fuzz --games N` (`make fuzz GAMES=N`) plays N games over configurations drawn from a seed, in parallel,
 and writes a report with the machine it ran on to `reports/benchmarks/fuzz.md`.
@@ -18,20 +18,21 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from riskcore.board import WILD, load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.engine import EVENT_FIELDS
+# the rule tables come from the engine's one definition; the checker's logic is its own
+from riskcore.engine.rules import (ESCALATING, ESCALATING_STEP, FIXED, FIXED_MIXED, TERRITORY_BONUS, WILD,
+                                   base_reinforcement)
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 
 F = {name: i for i, name in enumerate(EVENT_FIELDS)}
-ESCALATING = (4, 6, 8, 10, 12, 15)
 AGENT_MIX = ("random", "mission", "mission:focus=1", "domination", "expert", "bsr")
 
 
@@ -68,7 +69,7 @@ class EventChecker:
         count = int((self.owner == p).sum())
         bonus = sum(int(self.b.continent_bonus[c]) for c in range(self.b.n_continents)
                     if all(self.owner[t] == p for t in np.flatnonzero(self.b.continent_mask[c])))
-        return max(3, count // 3) + bonus
+        return base_reinforcement(count) + bonus
 
     def trade_value(self, cards: list[int]) -> int:
         if self.c.card_values == "fixed":
@@ -76,12 +77,12 @@ class EventChecker:
             plain = [s for s in symbols if s != WILD]
             best = []
             if len(set(plain)) <= 1:
-                best.append({0: 4, 1: 6, 2: 8}[plain[0]] if plain else 8)
+                best.append(FIXED[plain[0]] if plain else max(FIXED))
             if len(set(plain)) == len(plain):
-                best.append(10)
+                best.append(FIXED_MIXED)
             return max(best)
         k = self.trades
-        value = ESCALATING[k] if k < len(ESCALATING) else ESCALATING[-1] + 5 * (k - len(ESCALATING) + 1)
+        value = ESCALATING[k] if k < len(ESCALATING) else ESCALATING[-1] + ESCALATING_STEP * (k - len(ESCALATING) + 1)
         return min(value, self.c.card_cap) if self.c.card_cap else value
 
     def check(self, rows: list[tuple]) -> None:
@@ -156,7 +157,7 @@ class EventChecker:
         self.trades += 1
         self.turn_reserve += row[F["armies"]]
         if bonus is not None:
-            self.armies[bonus] += 2
+            self.armies[bonus] += TERRITORY_BONUS
 
     def _attack(self, row, p):
         s, d = row[F["src"]], row[F["dst"]]
@@ -334,7 +335,7 @@ def _chunk(seeds: list[int]) -> list[dict]:
 def run_fuzz(games: int, seed: int = 0, workers: int | None = None, dask: str | None = None, progress: bool = True,
              out_dir: Path | None = None) -> pd.DataFrame:
     """Fuzz `games` games; write `fuzz.md` (and the violations, if any) under the benchmarks folder."""
-    from riskcore.experiments.bench import _write
+    from riskcore.experiments.bench import write_benchmark
     from riskcore.simulate import game_seeds
 
     seeds = game_seeds(seed, games)
@@ -351,11 +352,12 @@ def run_fuzz(games: int, seed: int = 0, workers: int | None = None, dask: str | 
                              "configs": df[["board", "players", "mode", "deal", "card_values", "fortify"]]
                              .drop_duplicates().shape[0],
                              "ends": ", ".join(f"{k} {v}" for k, v in sorted(Counter(df.end).items()))}])
-    _write("fuzz", "Rule fuzzing", "Seeded games over random configurations (players 2-6, both modes and deals, card "
-           "values and caps, fortify rules, setup batches, both boards) and agent mixes, each checked event by "
-           "event by an independent checker (`riskcore/experiments/fuzz.py`). Games whose seats are all mission or "
-           "domination agents run on the compiled kernel and are played again in the Python step loop: a "
-           "difference is a violation too."
-           + ("" if bad.empty else "\n\nViolations:\n\n" + bad[["seed", "violation"]].to_markdown(index=False)),
-           summary, out_dir, {"seed": seed})
+    write_benchmark(
+        "fuzz", "Rule fuzzing", "Seeded games over random configurations (players 2-6, both modes and deals, card "
+        "values and caps, fortify rules, setup batches, both boards) and agent mixes, each checked event by "
+        "event by an independent checker (`riskcore/experiments/fuzz.py`). Games whose seats are all mission or "
+        "domination agents run on the compiled kernel and are played again in the Python step loop: a "
+        "difference is a violation too."
+        + ("" if bad.empty else "\n\nViolations:\n\n" + bad[["seed", "violation"]].to_markdown(index=False)),
+        summary, out_dir, {"seed": seed})
     return df

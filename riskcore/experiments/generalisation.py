@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from riskcore import paths
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.db import store_frames
 from riskcore.experiments.generalisation_protocol import (  # noqa: F401 (the protocol's names, re-exported)
     BORDERS, CALIBRATION_BINS, CEILING, CLASSIFIER, FAMILIES, FIXED, FOREIGN, GRIDS, KEY, LABELS, NAMED,

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from riskcore import paths
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.simulate import game_seeds

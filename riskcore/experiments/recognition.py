@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 import pandas as pd
 
 from riskcore import paths
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.db import DataError, query, store_frames
 from riskcore.experiments.generalisation_protocol import NAMED
 from riskcore.experiments.generalisation_report import riskcore_recogniser

@@ -57,7 +57,7 @@ def run_notebook(name: str, parameters: dict[str, Any] | None = None, data_dir: 
     import papermill
 
     from riskcore.experiments.sweep import notebook_as_ipynb
-    from riskcore.kernels import IpcKernelManager
+    from riskcore.experiments.jupyter_kernels import IpcKernelManager
 
     out = paths.executed_notebooks_dir() / f"{name}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 
 from riskcore import paths
-from riskcore.board import load_board
-from riskcore.config import GameConfig
+from riskcore.engine.board import load_board
+from riskcore.engine.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.experiments import search_cache
 from riskcore.experiments.search_cache import entry_key
@@ -198,7 +198,7 @@ def run_search_experiment(n_positions: int = 200, lookahead: int = 4, deep_posit
     cache_path = paths.cache_dir(data_dir) / CACHE_NAME
     cached = search_cache.load(cache_path) if use_cache else {}
     tasks = search_tasks(n_positions, lookahead, deep_positions, max_attacks, seed, cached)
-    parts = _run_saving(tasks, cached, cache_path if use_cache else None, workers, dask, progress)
+    parts = run_saving(tasks, cached, cache_path if use_cache else None, workers, dask, progress)
     # task order: the notebook's seeded bootstraps resample rows in the order stored
     nodes = pd.DataFrame([r for i in sorted(parts) for r in parts[i]])
     scal = scalability(n=min(20, n_positions))  # 20 classic-board positions per player count; fewer in a quick run
@@ -224,7 +224,7 @@ def search_tasks(n_positions: int, lookahead: int, deep_positions: int, max_atta
     return tasks
 
 
-def _run_saving(tasks: list[tuple], cached: dict, cache_path: Path | None, workers, dask, progress) -> dict:
+def run_saving(tasks: list[tuple], cached: dict, cache_path: Path | None, workers, dask, progress) -> dict:
     """The rows of every task by index. The searches the finished tasks added are saved to `cache_path` (None:
     not at all) every `SAVE_SECONDS` and when the run ends, also when it fails or is interrupted: a long run
     stopped near its end keeps the hours of searches it did."""

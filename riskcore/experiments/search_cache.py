@@ -22,7 +22,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from riskcore import battle
+from riskcore.engine import battle
 from riskcore.search import abstract, exhaustive, gbsearch, goals, policy
 from riskcore.search.abstract import AState, Model
 from riskcore.storage import write_parquet

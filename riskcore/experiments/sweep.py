@@ -180,7 +180,7 @@ def execute_point(notebook: str, params: dict[str, Any], executed_path: str, dat
 
     import papermill
 
-    from riskcore.kernels import IpcKernelManager
+    from riskcore.experiments.jupyter_kernels import IpcKernelManager
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:

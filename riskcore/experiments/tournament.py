@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.simulate import RunSpec, simulate_many
 from riskcore.stats import wilson_interval

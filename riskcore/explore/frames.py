@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from riskcore.board import CARD_SYMBOLS, Board, load_board
+from riskcore.engine.board import CARD_SYMBOLS, Board, load_board
 from riskcore.db import query
 from riskcore.render import player_colour
 from riskcore.replay import iter_replay, load_game

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.db import query
 from riskcore.recognition.hypotheses import build_hypotheses
 

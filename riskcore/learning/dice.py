@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from riskcore.battle import roll_outcomes, sample_roll
+from riskcore.engine.battle import roll_outcomes, sample_roll
 from riskcore.storage import write_text
 
 A_CAP, D_CAP = 4, 3

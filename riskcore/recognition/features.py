@@ -32,9 +32,9 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.battle import win_probability_table
-from riskcore.board import load_board
-from riskcore.chance import TraceError
+from riskcore.engine.battle import win_probability_table
+from riskcore.engine.board import load_board
+from riskcore.engine.chance import TraceError
 from riskcore.db import DataError, generation, publish_run, query, run_config, stale_sources
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from riskcore.board import Board
-from riskcore.missions import compile_missions
+from riskcore.engine.board import Board
+from riskcore.engine.missions import compile_missions
 
 SETS = ("cards6", "deck14")
 

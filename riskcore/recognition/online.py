@@ -12,7 +12,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from riskcore.board import Board
+from riskcore.engine.board import Board
 from riskcore.engine import EVENT_FIELDS
 from riskcore.recognition.features import EVENT_COLUMNS, Extractor, features_from_parts
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses

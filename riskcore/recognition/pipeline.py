@@ -261,7 +261,7 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
         raise DataError(f"the posteriors of {', '.join(repr(x) for x in stale.setting)} on run {run!r} were computed "
                         "from an earlier version of its games: recompute them with `riskcore recognize --run "
                         f"{run} --recogniser SETTING`")
-    from riskcore.board import load_board
+    from riskcore.engine.board import load_board
     from riskcore.recognition.hypotheses import build_hypotheses
 
     board = load_board(run_config(run, data_dir).board)

@@ -1,9 +1,10 @@
 """The abstract RISK turn model searched by goal-based (GB) and exhaustive (AB) max^n search.
 
-A turn of the player to move: one placement of all its reinforcements on one territory (placements bucketed:
-only territories with an enemy neighbour are choices), then up to `max_attacks` attacks, each a whole battle with
-its deterministic expected outcome (`riskcore.battle.expected_battle`; a conquest moves all but one army in), then
-the end of the turn. Atomic actions: ("place", t), ("attack", src, dst), ("end",). Players move in a fixed order.
+A turn of the player to move: one placement of all its reinforcements on one territory (placements bucketed: only
+territories with an enemy neighbour are choices), then up to `max_attacks` attacks, each a whole battle with its
+deterministic expected outcome (`riskcore.engine.battle.expected_battle`; a conquest moves all but one army in),
+then the end of the turn. Atomic actions: ("place", t), ("attack", src, dst), ("end",). Players move in a fixed
+order.
 
 Values are per player (max^n, Luckhardt & Irani 1986): v_p = 1 for a player holding every territory, else
 (territory share + army share + held continent bonus share) / 3; a player given target territories (its mission)
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from riskcore.battle import expected_attack, expected_battle_table
+from riskcore.engine.battle import expected_attack, expected_battle_table
 from riskcore.search import kernels
 
 END = ("end",)

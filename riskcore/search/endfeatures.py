@@ -19,7 +19,7 @@ import numpy as np
 
 from riskcore.search import kernels
 from riskcore.search.abstract import AState, Model, PlainModel
-from riskcore.battle import expected_attack, expected_battle
+from riskcore.engine.battle import expected_attack, expected_battle
 
 FEATURES = ("value", "territory_share", "army_share", "held_bonus", "exposed_territories", "exposed_armies",
             "exposed_held_bonus", "open_territories", "open_armies", "bonus_one_short", "border_share",

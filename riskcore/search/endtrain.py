@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.floatdot import dot
 from riskcore.search.abstract import AState, Model, first_best
 from riskcore.search.endfeatures import FEATURES, end_features

@@ -40,7 +40,7 @@ from riskcore.search import goal_kernels as gk
 from riskcore.search.abstract import END, AState, Model, PlainModel, first_best, kernel_action, kernel_state
 from riskcore.search.endscore import turn_ends
 from riskcore.search.exhaustive import MaxN
-from riskcore.battle import expected_battle
+from riskcore.engine.battle import expected_battle
 
 
 @dataclass(frozen=True)

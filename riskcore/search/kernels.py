@@ -19,9 +19,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from riskcore.engine.battle import EXPECTED_BATTLE_CAP as EB_CAP
+from riskcore.engine.kernel import LEAST_REINFORCEMENT, TERRITORIES_PER_ARMY  # the kernel drops stale caches
 from riskcore.search.transpositions import lookup, store
 
-EB_CAP = 40  # `battle.expected_battle` caps both sides here
 # indices into the `tables` tuple
 EDGE_SRC, EDGE_DST, NBR_START, NBR, CONT_MASK, BONUS, N_PLAYERS, MAX_ATTACKS, HAS_TARGET, TARGET, TARGET_WEIGHT, \
     EB_CONQ, EB_ATT, EB_DEF = range(14)
@@ -35,12 +36,13 @@ def held(owner, p, cont_mask, c) -> bool:
 
 @njit(cache=True)
 def reserve(owner, p, cont_mask, bonus) -> int:
-    """max(3, territories // 3) + the bonus of every continent p holds (`Board.reinforcements`)."""
+    """The reinforcement rule (`rules.base_reinforcement`) + the bonus of every continent p holds
+    (`Board.reinforcements`)."""
     count = 0
     for t in range(owner.shape[0]):
         if owner[t] == p:
             count += 1
-    r = max(3, count // 3)
+    r = max(LEAST_REINFORCEMENT, count // TERRITORIES_PER_ARMY)
     for c in range(cont_mask.shape[0]):
         if held(owner, p, cont_mask, c):
             r += bonus[c]

@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.storage import write_parquet

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.recognition.baselines import placement_posterior
 from riskcore.recognition.features import extract_game, features_from_parts, load_features
 from riskcore.recognition.hypotheses import Explanation, Hypotheses

@@ -79,7 +79,7 @@ def test_khan2013_prior_is_uniform_over_explanations():
 
 
 def _hyp():
-    from riskcore.board import load_board
+    from riskcore.engine.board import load_board
     from riskcore.recognition.hypotheses import build_hypotheses
 
     return build_hypotheses(load_board("classic"))

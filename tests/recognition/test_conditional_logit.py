@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.recognition import conditional_logit as cl
 from riskcore.recognition.features import load_features
 from riskcore.recognition.hypotheses import build_hypotheses

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.recognition.features import KIND, load_features
 from riskcore.recognition.hypotheses import build_hypotheses
 from riskcore.recognition.mission_lean import card_territories, player_lean

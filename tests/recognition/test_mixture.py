@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.recognition.features import load_features
 from riskcore.recognition.hypotheses import Explanation, Hypotheses, build_hypotheses
 from riskcore.recognition.inverse import load_candidates

@@ -5,7 +5,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from riskcore.board import load_board
+from riskcore.engine.board import load_board
 from riskcore.recognition.features import extract_game, features_from_parts, load_features
 from riskcore.recognition.hypotheses import Explanation, Hypotheses, build_hypotheses
 from riskcore.recognition.phatt import KHAN_DEFENCE_WON, KHAN_OUTSIDE, PhattWeights, phatt_loglik

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from riskcore.cli import main
-from riskcore.config import GameConfig
+from riskcore.engine.config import GameConfig
 from riskcore.db import DataError, connect, query
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
@@ -132,7 +132,7 @@ def test_marginal_focus_is_not_overconfident_when_players_ignore_their_mission(t
 
 
 def test_full_deck_hypotheses_cover_every_card(focused):
-    from riskcore.board import load_board
+    from riskcore.engine.board import load_board
     from riskcore.recognition.hypotheses import build_hypotheses
 
     hyp = build_hypotheses(load_board("classic"), "deck14")

@@ -19,18 +19,19 @@ from typing import Iterator
 
 import numpy as np
 
-from riskcore.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place,
+from riskcore.engine.actions import (Action, Attack, Claim, EndAttack, EndTurn, Fortify, IllegalAction, Occupy, Place,
                               Retreat, Trade)
-from riskcore.board import Board
-from riskcore.cards import TERRITORY_BONUS, escalating_value, find_sets, fixed_value, is_set
-from riskcore.chance import Chance
-from riskcore.config import ConfigError, GameConfig
-from riskcore.missions import Mission, compile_missions
+from riskcore.engine.board import Board
+from riskcore.engine.cards import TERRITORY_BONUS, escalating_value, find_sets, fixed_value, is_set
+from riskcore.engine.chance import Chance
+from riskcore.engine.config import ConfigError, GameConfig
+from riskcore.engine.missions import Mission, compile_missions
+from riskcore.engine.rules import ATTACKER_DICE, DEFENDER_DICE, END_REASONS, PHASES
 
 EVENT_FIELDS = ("seq", "turn", "player", "phase", "kind", "src", "dst", "armies", "attacker_dice",
                 "defender_dice", "attacker_losses", "defender_losses", "conquered", "opponent", "cards", "stop_at")
-SETUP, CLAIM, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER = (
-    "setup", "claim", "reinforce", "attack", "occupy", "fortify", "over")
+SETUP, CLAIM, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER = PHASES
+_, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = END_REASONS
 # Ownership stamps are unique across all states of a process: two states with equal stamps hold the same owners,
 # eliminations and living players (a clone shares its original's stamp until either changes hands), so facts that
 # follow from ownership alone (missions done, agents' territory values) can be cached per stamp.
@@ -109,7 +110,7 @@ class GameState:
         return np.array(self.ownership()[1][player])
 
     def reinforcements(self, player: int) -> int:
-        """max(3, territories // 3) + bonuses of the continents held (card trades come on top)."""
+        """`rules.base_reinforcement` + bonuses of the continents held (card trades come on top)."""
         territories, held = self.ownership()
         return self.board.reinforcements_for(territories[player], held[player])
 
@@ -240,8 +241,8 @@ def _check_attack(state: GameState, action: Attack) -> None:
         _fail("must attack an adjacent enemy territory", action, state)
     if armies[src] < 2:
         _fail("attacking territory needs at least 2 armies", action, state)
-    if action.dice is not None and not 1 <= action.dice <= min(3, armies[src] - 1):
-        _fail(f"attacker may roll 1..{min(3, armies[src] - 1)} dice", action, state)
+    if action.dice is not None and not 1 <= action.dice <= min(ATTACKER_DICE, armies[src] - 1):
+        _fail(f"attacker may roll 1..{min(ATTACKER_DICE, armies[src] - 1)} dice", action, state)
     # stop_at = the rolling armies (armies - 1): a battle called off before its first roll (a recorded
     # program's players may declare an attack and withdraw)
     if action.stop_at is not None and not 0 <= action.stop_at <= armies[src] - 1:
@@ -288,7 +289,8 @@ def _check_end_turn(state: GameState, action: EndTurn) -> None:
 
 # one rule-checker per action type: a dictionary look-up instead of a chain of isinstance tests on every action
 _CHECKS = {Claim: _check_claim, Place: _check_place, Trade: _check_trade, Attack: _check_attack,
-           Retreat: _check_retreat, Occupy: _check_occupy, EndAttack: _check_end_attack, Fortify: _check_fortify, EndTurn: _check_end_turn}
+           Retreat: _check_retreat, Occupy: _check_occupy, EndAttack: _check_end_attack, Fortify: _check_fortify,
+           EndTurn: _check_end_turn}
 
 
 def check_action(state: GameState, action: Action) -> None:
@@ -327,7 +329,7 @@ def iter_legal_actions(state: GameState) -> Iterator[Action]:
                 continue
             for dst in board.neighbours[src]:
                 if owner[dst] != me:
-                    for dice in range(1, min(3, int(armies[src]) - 1) + 1):
+                    for dice in range(1, min(ATTACKER_DICE, int(armies[src]) - 1) + 1):
                         yield Attack(src, dst, dice)
                     yield Attack(src, dst, None, 0)
         if state.battle is not None:
@@ -443,15 +445,16 @@ def _attack(state: GameState, action: Attack, defender_dice: int | None) -> None
     defender = int(state.owner[dst])
     rolling, defending = int(state.armies[src]) - 1, int(state.armies[dst])
     if action.stop_at is None:
-        a_dice = action.dice or min(3, rolling)
-        d_dice = min(2, defending) if defender_dice is None else defender_dice
-        if not 1 <= d_dice <= min(2, defending):
-            raise IllegalAction(f"defender player {defender} may roll 1..{min(2, defending)} dice, not {d_dice}")
+        a_dice = action.dice or min(ATTACKER_DICE, rolling)
+        d_dice = min(DEFENDER_DICE, defending) if defender_dice is None else defender_dice
+        if not 1 <= d_dice <= min(DEFENDER_DICE, defending):
+            most = min(DEFENDER_DICE, defending)
+            raise IllegalAction(f"defender player {defender} may roll 1..{most} dice, not {d_dice}")
         a_loss, d_loss = state.chance.roll(a_dice, d_dice)
         last_dice = a_dice
         possible = min(a_loss, d_loss) >= 0 and a_loss + d_loss == min(a_dice, d_dice)
     else:
-        a_dice, d_dice = min(3, rolling), min(2, defending)
+        a_dice, d_dice = min(ATTACKER_DICE, rolling), min(DEFENDER_DICE, defending)
         a_loss, d_loss, last_dice = state.chance.battle(rolling, defending, action.stop_at)
         left = rolling - a_loss  # a last roll may lose two, so the attacker can end one below stop_at
         possible = (max(0, action.stop_at - 1) <= left <= rolling and 0 <= d_loss <= defending
@@ -495,7 +498,7 @@ def _check_victory(state: GameState) -> None:
     me = state.current
     if state.config.mode == "domination":
         if state.ownership()[0][me] == state.board.n_territories:
-            _finish(state, me, "domination")
+            _finish(state, me, BY_DOMINATION)
         return
     # nobody won at the last check with these owners and this player to act, and no mission counts armies
     nobody = ("nobody", me)
@@ -505,10 +508,10 @@ def _check_victory(state: GameState) -> None:
     order = [me] + ([p for p in range(state.n_players) if p != me] if (state.eliminated_by >= 0).any() else [])
     for p in order:
         if state.alive[p] and _mission_done(state, p):
-            _finish(state, p, "mission")
+            _finish(state, p, BY_MISSION)
             return
     if sum(state.alive) == 1:  # the last player standing wins even in mission mode
-        _finish(state, me, "domination")
+        _finish(state, me, BY_DOMINATION)
         return
     if not any(_counts_armies(state.missions[p]) for p in order):
         state.done_by_stamp[nobody] = True
@@ -577,7 +580,7 @@ def _end_turn(state: GameState) -> None:
 def _begin_turn(state: GameState, player: int) -> None:
     if state.turn >= state.config.turn_cap:
         state.phase = OVER
-        state.end_reason = "turn_cap"
+        state.end_reason = BY_TURN_CAP
         state._emit("draw")
         return
     state.turn += 1

@@ -16,12 +16,16 @@ from itertools import product
 
 import numpy as np
 
+from riskcore.engine.rules import ATTACKER_DICE, DEFENDER_DICE
+
+EXPECTED_BATTLE_CAP = 40  # `expected_battle` caps both sides here: beyond, the rounding no longer changes
+
 
 def _check_dice(attacker_dice: int, defender_dice: int) -> None:
-    if not 1 <= attacker_dice <= 3:
-        raise ValueError(f"attacker dice must be 1..3, got {attacker_dice}")
-    if not 1 <= defender_dice <= 2:
-        raise ValueError(f"defender dice must be 1..2, got {defender_dice}")
+    if not 1 <= attacker_dice <= ATTACKER_DICE:
+        raise ValueError(f"attacker dice must be 1..{ATTACKER_DICE}, got {attacker_dice}")
+    if not 1 <= defender_dice <= DEFENDER_DICE:
+        raise ValueError(f"defender dice must be 1..{DEFENDER_DICE}, got {defender_dice}")
 
 
 @lru_cache(maxsize=None)
@@ -77,7 +81,7 @@ def _absorbing(attackers: int, defenders: int, stop_at: int, one, convert) -> di
     mass[attackers * width + defenders] = one
     final: dict[tuple[int, int], object] = {}
     rolls = {(a, d): [(al, dl, convert(q)) for (al, dl), q in roll_outcomes(a, d).items()]
-             for a in (1, 2, 3) for d in (1, 2)}
+             for a in range(1, ATTACKER_DICE + 1) for d in range(1, DEFENDER_DICE + 1)}
     # every roll lowers a + d, so visiting states by decreasing a + d sees each state's full mass once
     for total in range(attackers + defenders, -1, -1):
         for a in range(min(attackers, total), max(total - defenders, 0) - 1, -1):
@@ -88,7 +92,7 @@ def _absorbing(attackers: int, defenders: int, stop_at: int, one, convert) -> di
             if d == 0 or a <= stop_at:
                 final[(a, d)] = p
                 continue
-            for al, dl, q in rolls[(min(3, a), min(2, d))]:
+            for al, dl, q in rolls[(min(ATTACKER_DICE, a), min(DEFENDER_DICE, d))]:
                 k = (a - al) * width + d - dl
                 held = mass[k]
                 mass[k] = (0 if held is None else held) + p * q
@@ -135,8 +139,8 @@ def sample_battle(rng: np.random.Generator, attackers: int, defenders: int, stop
     if roll_by_roll:
         a, d, dice = attackers, defenders, 0
         while d > 0 and a > stop_at:
-            dice = min(3, a)
-            al, dl = sample_roll(rng, dice, min(2, d))
+            dice = min(ATTACKER_DICE, a)
+            al, dl = sample_roll(rng, dice, min(DEFENDER_DICE, d))
             a -= al
             d -= dl
         return attackers - a, defenders - d, dice
@@ -146,7 +150,7 @@ def sample_battle(rng: np.random.Generator, attackers: int, defenders: int, stop
     i = bisect_right(cum, rng.random())  # as numpy's searchsorted(side="right"), on a list: one draw per battle
     a = fa[i]
     # the last roll used min(3, armies before it) >= min(3, a) dice; min(3, a) is all the occupy rule needs
-    return attackers - a, defenders - fd[i], min(3, max(a, 1))
+    return attackers - a, defenders - fd[i], min(ATTACKER_DICE, max(a, 1))
 
 
 @lru_cache(maxsize=None)
@@ -159,10 +163,11 @@ def win_probability_table(max_armies: int = 64) -> np.ndarray:
     p = np.zeros((n, n))
     p[:, 0] = 1.0
     tables = {(ad, dd): [(al, dl, float(q)) for (al, dl), q in roll_outcomes(ad, dd).items()]
-              for ad in (1, 2, 3) for dd in (1, 2)}
+              for ad in range(1, ATTACKER_DICE + 1) for dd in range(1, DEFENDER_DICE + 1)}
     for a in range(1, n):
         for d in range(1, n):
-            p[a, d] = sum(q * p[a - al, d - dl] for al, dl, q in tables[(min(3, a), min(2, d))])
+            roll = (min(ATTACKER_DICE, a), min(DEFENDER_DICE, d))
+            p[a, d] = sum(q * p[a - al, d - dl] for al, dl, q in tables[roll])
     return p
 
 
@@ -173,7 +178,7 @@ def expected_battle(attackers: int, defenders: int) -> tuple[bool, int, int]:
     probability is at least 1/2, keeping its expected survivors given a conquest; otherwise the defender keeps its
     expected survivors given a failed attack. The simplified models of the minimax agent and of goal-based search
     play battles this way."""
-    attackers, defenders = min(attackers, 40), min(defenders, 40)  # beyond 40 the rounding no longer changes
+    attackers, defenders = min(attackers, EXPECTED_BATTLE_CAP), min(defenders, EXPECTED_BATTLE_CAP)
     dist = battle_distribution(attackers, defenders, 0)
     p_win = sum(float(p) for (a, d), p in dist.items() if d == 0)
     if p_win >= 0.5:
@@ -199,7 +204,7 @@ def expected_attack(owner: np.ndarray, armies: np.ndarray, src: int, dst: int) -
 
 
 @lru_cache(maxsize=None)
-def expected_battle_table(cap: int = 40) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def expected_battle_table(cap: int = EXPECTED_BATTLE_CAP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`expected_battle(a, d)` for every 1 <= a, d <= cap, as (conquered, attacker left, defender left) arrays
     indexed [a, d] (row and column 0 unused).
 
@@ -217,7 +222,7 @@ def expected_battle_table(cap: int = 40) -> tuple[np.ndarray, np.ndarray, np.nda
     win[0][0], att[0][0] = Fraction(0), Fraction(0)
     for a in range(1, cap + 1):
         for d in range(1, cap + 1):
-            for (al, dl), q in roll_outcomes(min(3, a), min(2, d)).items():
+            for (al, dl), q in roll_outcomes(min(ATTACKER_DICE, a), min(DEFENDER_DICE, d)).items():
                 win[a][d] += q * win[a - al][d - dl]
                 att[a][d] += q * att[a - al][d - dl]
                 dfn[a][d] += q * dfn[a - al][d - dl]

@@ -3,7 +3,7 @@
 import asyncio
 import signal
 
-from riskcore.kernels import IpcKernelManager
+from riskcore.experiments.jupyter_kernels import IpcKernelManager
 
 
 def test_kernel_managers_use_ipc_sockets_under_distinct_paths():

@@ -12,12 +12,9 @@ from typing import Sequence
 
 import numpy as np
 
-from riskcore.board import WILD
+from riskcore.engine.rules import ESCALATING, ESCALATING_STEP, FIXED, FIXED_MIXED, TERRITORY_BONUS, WILD
 
-ESCALATING = (4, 6, 8, 10, 12, 15)
-FIXED = {0: 4, 1: 6, 2: 8}
-FIXED_MIXED = 10
-TERRITORY_BONUS = 2  # armies on a traded card's territory that the trader owns
+__all__ = ["TERRITORY_BONUS", "escalating_value", "find_sets", "fixed_value", "is_set"]
 
 
 def is_set(symbols: Sequence[int]) -> bool:
@@ -35,7 +32,7 @@ def escalating_value(trade_index: int, cap: int | None = None) -> int:
     if trade_index < len(ESCALATING):
         value = ESCALATING[trade_index]
     else:
-        value = ESCALATING[-1] + 5 * (trade_index - len(ESCALATING) + 1)
+        value = ESCALATING[-1] + ESCALATING_STEP * (trade_index - len(ESCALATING) + 1)
     return min(value, cap) if cap is not None else value
 
 
@@ -44,7 +41,7 @@ def fixed_value(symbols: Sequence[int]) -> int:
     plain = [s for s in symbols if s != WILD]
     options = []
     if len(set(plain)) <= 1:  # three alike, wilds standing in
-        options.append(FIXED[plain[0]] if plain else max(FIXED.values()))
+        options.append(FIXED[plain[0]] if plain else max(FIXED))
     if len(set(plain)) == len(plain):  # one of each, wilds standing in
         options.append(FIXED_MIXED)
     return max(options, default=0)

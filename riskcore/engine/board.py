@@ -2,7 +2,7 @@
 
 A board file is JSON with `continents` (name, bonus, territories), `borders` (pairs of territory names), `cards`
 (territory -> infantry|cavalry|artillery), `wild_cards`, `colours`, optional `positions` (x, y for pictures) and
-`missions` (see `riskcore.missions`). `classic.json` is the printed board (42 territories, 83 borders);
+`missions` (see `riskcore.engine.missions`). `classic.json` is the printed board (42 territories, 83 borders);
 `small.json` is a 10-territory board for fast tests and exhaustive search. A file may instead name a `base` board
 and the borders it lacks (`remove_borders`): `classic-domination-81` and `-82` are the maps Domination recordings
 were played on.
@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from riskcore.missions import MissionError, validate_mission_specs
+from riskcore.engine.missions import MissionError, validate_mission_specs
+from riskcore.engine.rules import CARD_SYMBOLS, WILD, base_reinforcement
 from riskcore.paths import BOARDS_DIR
 
-CARD_SYMBOLS = ("infantry", "cavalry", "artillery")
-WILD = 3  # symbol index of a wild card
+__all__ = ["CARD_SYMBOLS", "WILD", "Board", "BoardError", "board_from_dict", "load_board"]
 
 
 class BoardError(ValueError):
@@ -77,13 +77,13 @@ class Board:
         return ~((self.continent_mask & ~owned[None, :]).any(axis=1))
 
     def reinforcements(self, owned: np.ndarray) -> int:
-        """The armies a player owning `owned` places at the start of its turn: max(3, territories // 3) plus the
+        """The armies a player owning `owned` places at the start of its turn: `rules.base_reinforcement` plus the
         bonuses of the continents held (card trades come on top)."""
         return self.reinforcements_for(int(owned.sum()), self.held_continents(owned).tolist())
 
     def reinforcements_for(self, territories: int, held: list[bool]) -> int:
         """The same from a territory count and the continents held (for callers that keep counts)."""
-        return max(3, territories // 3) + sum(b for b, whole in zip(self.continent_bonus_list, held) if whole)
+        return base_reinforcement(territories) + sum(b for b, whole in zip(self.continent_bonus_list, held) if whole)
 
     def index(self, territory: str) -> int:
         """The index of a territory by name; raises `KeyError` naming it."""

@@ -12,7 +12,8 @@ from typing import Iterable, Protocol, Sequence
 
 import numpy as np
 
-from riskcore.battle import sample_battle, sample_roll
+from riskcore.engine.battle import sample_battle, sample_roll
+from riskcore.engine.rules import ATTACKER_DICE
 
 
 class Chance(Protocol):
@@ -83,7 +84,7 @@ class TraceChance:
 
     def battle(self, attackers: int, defenders: int, stop_at: int) -> tuple[int, int, int]:
         al, dl = self._next_battle()
-        return al, dl, min(3, max(attackers - al, 1))
+        return al, dl, min(ATTACKER_DICE, max(attackers - al, 1))
 
     def roll(self, attacker_dice: int, defender_dice: int) -> tuple[int, int]:
         return self._next_battle()

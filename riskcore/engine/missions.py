@@ -15,7 +15,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-KINDS = ("continents", "territories", "destroy")
+from riskcore.engine.rules import MISSION_KINDS
+
+KINDS = MISSION_KINDS
 
 
 class MissionError(ValueError):

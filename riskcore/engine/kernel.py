@@ -1,4 +1,4 @@
-"""The rules of `riskcore.engine` on flat arrays (numba), for the compiled games of `heuristic_kernel.py`.
+"""The rules of `reference.py` on flat arrays (numba), for the compiled games of `agents/heuristic_kernel.py`.
 
 A game is an int64 array of scalars (`PHASE`, `CURRENT`, ..., the buffers' fill levels), the rule settings (`RULES`
 indices: `GameConfig`'s fields as numbers) and arrays for owners, armies, hands, deck, discards and eliminations.
@@ -6,33 +6,67 @@ Each function does what the engine's function of the same name does, in the same
 same generator: full battles (`stop_at` 0) as `battle.sample_battle` draws them, one uniform against the cumulative
 distribution of the absorbing states built with `battle._absorbing`'s float arithmetic; card draws as
 `RngChance.draw`. Events go to a row buffer with the engine's fields (-1 for None; cards in their own buffer) and
-snapshots to another, unless the buffers are empty (playouts record nothing).
+snapshots to another, unless the buffers are empty (playouts record nothing). `step` is the reference's `step`
+for the actions compiled games play; the agents' kernels decide and call it.
+
+The constants and tables come from `rules.py`, as the reference's do. Numba freezes module globals into its
+cached machine code and checks only this file's date for staleness, so `forget_stale_compilations` drops the
+cache of every kernel when `rules.py` changed since it was compiled.
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
-# phases (the engine's names, as numbers)
-REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER, SETUP = range(6)
+from riskcore.engine.rules import (ATTACKER_DICE, DEFENDER_DICE, END_REASONS, ESCALATING, ESCALATING_STEP,
+                                   EVENT_KINDS, FIXED, FIXED_MIXED, LEAST_REINFORCEMENT, MISSION_KINDS, PHASES,
+                                   TERRITORIES_PER_ARMY, TERRITORY_BONUS, WILD)
+
+# phases, event kinds, end reasons and mission kinds: the reference's names, numbered by their place in rules.py
+SETUP, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER = (PHASES.index(name) for name in (
+    "setup", "reinforce", "attack", "occupy", "fortify", "over"))
 # state scalars: one int64 array
 (PHASE, CURRENT, TURN, RESERVE, CONQUERED, BONUS_USED, TRADES, OCC_SRC, OCC_DST, OCC_LOW, WINNER, REASON, ACTIONS,
  N_EVENTS, N_CARDS, N_SNAPSHOTS, N_SCALARS) = range(17)
-# how a game ended (the engine's `end_reason`)
-PLAYING, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = range(4)
+PLAYING, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = range(len(END_REASONS))
 # rule settings: one int64 array (GameConfig's fields)
 (DOMINATION, FIXED_VALUES, CARD_CAP, EVERY_TRADE, AT_ONCE, TURN_CAP, FORCED_AT, ELIMINATION_AT, SETUP_BATCH,
  N_RULES) = range(10)
-CONTINENTS, TERRITORIES, DESTROY = range(3)  # mission kinds
-# event kinds, and the columns of an event row (-1 stands for None; cards live in their own buffer)
-(PLACE, REINFORCE_EVENT, TRADE, ATTACK_EVENT, OCCUPY_EVENT, END_ATTACK, FORTIFY_EVENT, END_TURN, DRAW_CARD,
- ELIMINATE, WIN, DRAW) = range(12)
+CONTINENTS, TERRITORIES, DESTROY = range(len(MISSION_KINDS))
+PLACE, REINFORCE_EVENT, TRADE = EVENT_KINDS.index("place"), EVENT_KINDS.index("reinforce"), EVENT_KINDS.index("trade")
+ATTACK_EVENT, OCCUPY_EVENT = EVENT_KINDS.index("attack"), EVENT_KINDS.index("occupy")
+END_ATTACK, FORTIFY_EVENT = EVENT_KINDS.index("end_attack"), EVENT_KINDS.index("fortify")
+END_TURN, DRAW_CARD = EVENT_KINDS.index("end_turn"), EVENT_KINDS.index("draw_card")
+ELIMINATE, WIN, DRAW = EVENT_KINDS.index("eliminate"), EVENT_KINDS.index("win"), EVENT_KINDS.index("draw")
+# the columns of an event row (-1 stands for None; cards live in their own buffer)
 (E_TURN, E_PLAYER, E_PHASE, E_KIND, E_SRC, E_DST, E_ARMIES, E_A_DICE, E_D_DICE, E_A_LOSS, E_D_LOSS, E_CONQUERED,
  E_OPPONENT, E_STOP_AT, E_CARDS_START, E_CARDS_LEN, N_COLUMNS) = range(17)
 MOST_EVENTS_PER_ACTION = 8
-TERRITORY_BONUS = 2
-WILD = 3
+FIXED_ALL_WILD = max(FIXED)  # three wilds stand for the best set of three alike
+
+
+def forget_stale_compilations(here: Path = Path(__file__).parent) -> bool:
+    """Delete numba's cached kernels (this room's, the agents' and the search's: every cache under the package)
+    when they were compiled from another `rules.py`; True when it did."""
+    digest = hashlib.sha256((here / "rules.py").read_bytes()).hexdigest()
+    stamp = here / "__pycache__" / "rules.sha256"
+    try:
+        if stamp.exists() and stamp.read_text() == digest:
+            return False
+        for cache in here.parent.glob("**/__pycache__/*.nb[ic]"):
+            cache.unlink(missing_ok=True)
+        stamp.parent.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # an installed, read-only package: its caches were built from its own rules.py
+        return False
+    return True
+
+
+forget_stale_compilations()
 
 
 # ---- battles -------------------------------------------------------------------------------------------------------
@@ -49,7 +83,7 @@ def battle_cumulative(attackers, defenders, roll_al, roll_dl, roll_p, roll_start
             p = mass[a * width + d]
             if p == 0.0 or d == 0 or a == 0:
                 continue
-            r = (min(3, a) - 1) * 2 + min(2, d) - 1
+            r = (min(ATTACKER_DICE, a) - 1) * DEFENDER_DICE + min(DEFENDER_DICE, d) - 1
             for j in range(roll_start[r], roll_start[r + 1]):
                 k = (a - roll_al[j]) * width + d - roll_dl[j]
                 mass[k] = mass[k] + p * roll_p[j]
@@ -83,7 +117,7 @@ def sample_full_battle(rng, attackers, defenders, roll_al, roll_dl, roll_p, roll
         a, d = 0, lo + 1
     else:
         a, d = lo - defenders + 1, 0
-    return attackers - a, defenders - d, min(3, max(a, 1))
+    return attackers - a, defenders - d, min(ATTACKER_DICE, max(a, 1))
 
 
 # ---- facts that follow from ownership --------------------------------------------------------------------------------
@@ -186,7 +220,7 @@ def finish(log, sc, winner, reason):
 
 @njit(cache=True)
 def check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions):
-    """`engine._check_victory`."""
+    """`reference._check_victory`."""
     if sc[TURN] == 0:  # claims and setup placements: a game is won on a player's own turn, after setup
         return
     kind, cont_mask, extra, target, min_armies, colour = missions
@@ -226,7 +260,7 @@ def begin_turn(log, sc, rules, player, owner, armies, counts, sizes, bonus):
     sc[CONQUERED] = 0
     sc[BONUS_USED] = 0
     sc[PHASE] = REINFORCE
-    reserve = max(3, territories_of(counts, player) // 3)
+    reserve = max(LEAST_REINFORCEMENT, territories_of(counts, player) // TERRITORIES_PER_ARMY)
     for c in range(sizes.shape[0]):
         if holds(counts, sizes, player, c):
             reserve += bonus[c]
@@ -236,7 +270,7 @@ def begin_turn(log, sc, rules, player, owner, armies, counts, sizes, bonus):
 
 @njit(cache=True)
 def next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus):
-    """`engine._next_setup_player` after a placement used up the reserve."""
+    """`reference._next_setup_player` after a placement used up the reserve."""
     p = setup_left.shape[0]
     for k in range(p):
         cand = (sc[CURRENT] + 1 + k) % p
@@ -249,7 +283,7 @@ def next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, 
 @njit(cache=True)
 def end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
              bonus):
-    """`engine._end_turn`: a card for a conquest (the deck refilled from the discards when empty), next player."""
+    """`reference._end_turn`: a card for a conquest (the deck refilled from the discards when empty), next player."""
     me = sc[CURRENT]
     if sc[CONQUERED]:
         if deck[0] == 0:  # deck[0] and discard[0] hold the lengths
@@ -294,18 +328,18 @@ def trade_value(rules, trades, symbols):
                 mixed = mixed and plain[x] != plain[y]
         best = 0
         if alike:
-            best = (4 + 2 * plain[0]) if len(plain) else 8
+            best = FIXED[plain[0]] if len(plain) else FIXED_ALL_WILD
         if mixed:
-            best = max(best, 10)
+            best = max(best, FIXED_MIXED)
         return best
-    escalating = (4, 6, 8, 10, 12, 15)
-    value = escalating[trades] if trades < 6 else 15 + 5 * (trades - 5)
+    n = len(ESCALATING)
+    value = ESCALATING[trades] if trades < n else ESCALATING[n - 1] + ESCALATING_STEP * (trades - n + 1)
     return value if rules[CARD_CAP] < 0 else min(value, rules[CARD_CAP])
 
 
 @njit(cache=True)
 def trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, i, j, k):
-    """`engine._trade` of the hand's cards at positions i < j < k (card ids ascending, as `find_sets` sorts)."""
+    """`reference._trade` of the hand's cards at positions i < j < k (card ids ascending, as `find_sets` sorts)."""
     me = sc[CURRENT]
     cards = np.sort(np.array([hands[me, i], hands[me, j], hands[me, k]]))
     value = trade_value(rules, sc[TRADES], [card_symbol[c] for c in cards])
@@ -336,7 +370,7 @@ def trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_sy
 @njit(cache=True)
 def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, eliminated_by, hands, hand_len, src,
            dst, rolls):
-    """`engine._attack` with a full battle; a conquest moves ownership (and the victim's cards when it is out)."""
+    """`reference._attack` with a full battle; a conquest moves ownership (and the victim's cards when it is out)."""
     me, defender = sc[CURRENT], owner[dst]
     rolling, defending = armies[src] - 1, armies[dst]
     a_loss, d_loss, last = sample_full_battle(rngs[chance], rolling, defending, rolls[0], rolls[1], rolls[2],
@@ -344,8 +378,9 @@ def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, el
     armies[src] -= a_loss
     armies[dst] -= d_loss
     conquered = armies[dst] == 0
-    emit(log, sc, ATTACK_EVENT, src=src, dst=dst, a_dice=min(3, rolling), d_dice=min(2, defending), a_loss=a_loss,
-         d_loss=d_loss, conquered=conquered, opponent=defender, stop_at=0)
+    emit(log, sc, ATTACK_EVENT, src=src, dst=dst, a_dice=min(ATTACKER_DICE, rolling),
+         d_dice=min(DEFENDER_DICE, defending), a_loss=a_loss, d_loss=d_loss, conquered=conquered, opponent=defender,
+         stop_at=0)
     if not conquered:
         return False
     owner[dst] = me
@@ -365,3 +400,60 @@ def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, el
             hand_len[me] += 1
         hand_len[defender] = 0
     return True
+
+
+# ---- one action -----------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def step(log, rngs, chance, sc, rules, owner, armies, counts, hands, hand_len, deck, discard, setup_left, alive,
+         eliminated_by, missions, board, rolls, action, src, dst, amount):
+    """`reference.step` for the actions compiled games play, named by the event each logs: PLACE (`amount` armies
+    on `dst`, a setup placement or a reinforcement), TRADE (the hand's cards at positions src < dst < amount),
+    ATTACK_EVENT (a full battle from `src` on `dst`), OCCUPY_EVENT (`amount` armies into the conquest),
+    END_ATTACK, FORTIFY_EVENT (`amount` armies from `src` to `dst`, which ends the turn) and END_TURN. The caller
+    has checked the action is legal; the effects, events and victory checks come in the reference's order."""
+    continent_of, sizes, bonus, card_symbol = board[4], board[5], board[6], board[7]
+    me = sc[CURRENT]
+    if action == PLACE:
+        armies[dst] += amount
+        sc[RESERVE] -= amount
+        if sc[PHASE] == SETUP:
+            setup_left[me] -= amount
+            emit(log, sc, PLACE, dst=dst, armies=amount)
+            check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+            if sc[PHASE] != OVER and sc[RESERVE] == 0:
+                next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus)
+            return
+        emit(log, sc, REINFORCE_EVENT, dst=dst, armies=amount)
+        if sc[RESERVE] == 0 and hand_len[me] < rules[FORCED_AT]:
+            sc[PHASE] = ATTACK
+    elif action == TRADE:
+        trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, src, dst, amount)
+    elif action == ATTACK_EVENT:
+        attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, eliminated_by, hands, hand_len, src,
+               dst, rolls)
+    elif action == OCCUPY_EVENT:
+        src, dst = sc[OCC_SRC], sc[OCC_DST]
+        armies[src] -= amount
+        armies[dst] += amount
+        emit(log, sc, OCCUPY_EVENT, src=src, dst=dst, armies=amount)
+        # trade down at once after taking a victim's cards, then place
+        sc[PHASE] = REINFORCE if hand_len[me] >= rules[ELIMINATION_AT] else ATTACK
+    elif action == END_ATTACK:
+        emit(log, sc, END_ATTACK)
+        sc[PHASE] = FORTIFY
+    elif action == FORTIFY_EVENT:
+        armies[src] -= amount
+        armies[dst] += amount
+        emit(log, sc, FORTIFY_EVENT, src=src, dst=dst, armies=amount)
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+        if sc[PHASE] != OVER:
+            end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts,
+                     sizes, bonus)
+        return
+    else:  # END_TURN
+        emit(log, sc, END_TURN)
+        end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
+                 bonus)
+        return
+    if sc[PHASE] != OCCUPY:  # a conquest is complete only once the armies have moved in
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
