@@ -43,7 +43,8 @@ from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL
 from riskcore.notebook import load_table
 from riskcore.recognition.recognisers import Recogniser
-from riskcore.verdicts import HALF_WIDTH, direction, leaders_sentence, rate_difference, trials_for_half_width
+from riskcore.verdicts import (HALF_WIDTH, direction, leaders_sentence, rate_difference, trials_for_half_width,
+                               undecided)
 
 STYLE = """<style>
 .jp-RenderedHTMLCommon table { font-size: 0.78em; display: block; max-width: 100%; overflow-x: auto; }
@@ -220,7 +221,7 @@ wl = winners_vs_losers(named.setting, 0.5)
 wl_at = wl.set_index("focus").loc[default_focus]
 wl_answer = ("winners give their missions away more than losers" if wl_at.ci_low > 0 else
              "losers give their missions away more than winners" if wl_at.ci_high < 0 else
-             f"not decided at this size ({int(wl_at.games):,} games)")
+             undecided(int(wl_at.games), wl_at.ci_low, wl_at.ci_high))
 say(f"""
 ### PHATT weights, and winners against losers
 
@@ -280,12 +281,12 @@ def span(values: list[float], spec: str = ".2f") -> str:
 
 
 def verdict(d) -> str:
-    """A paired difference's answer: decided better, decided worse, or not decided at this size."""
+    """A paired difference's answer: decided better, decided worse, or not decided with the size that would."""
     if d.ci_low > 0:
         return "higher"
     if d.ci_high < 0:
         return "lower"
-    return "not decided at this size"
+    return undecided(int(d.games), d.ci_low, d.ci_high, "players")
 
 
 helped = [f for f in gen.families if gen.diff(WITHOUT, f, "log_loss").ci_high < 0]
@@ -386,7 +387,8 @@ versus = [(w.belief_weight, *rate_difference(int(w.wins), int(w.games), int(base
           for w in bw.iloc[1:].itertuples()]
 better = [x for x in versus if x[2] > 0]
 worse = [x for x in versus if x[3] < 0]
-recognition_wins = ("yes" if better else "no" if worse else "not decided at this size")
+widest = max(versus, key=lambda x: x[3] - x[2])
+recognition_wins = ("yes" if better else "no" if worse else undecided(int(base.games), widest[2], widest[3]))
 ga_beat, ga_progress = ga_answers(val, yard)
 
 
@@ -503,7 +505,18 @@ like_for_like = ("the goal-based tree is never as small a share of AB's as the p
                  if regime.empty else "like for like only at " + "; ".join(
                      f"{int(r.players)} players, {int(r.lookahead)} turns (`{r.in_budget}`, "
                      f"{r.in_budget_optimal:.1%}: {r.paper})" for r in regime.itertuples()))
-own_aim = "; ".join(f"{int(r.players)} players, {int(r.lookahead)} turns: {r.paper}"
+
+
+def aim_answer(r) -> str:
+    """Met, missed, or not decided with the size that would decide it."""
+    if r.paper != "not decided":
+        return r.paper
+    n = int(by.loc[(r.in_budget, int(r.players), int(r.lookahead))].positions)
+    return (f"not decided at {n} positions (`{r.in_budget}` {r.in_budget_optimal:.1%}; a half-width of "
+            f"{HALF_WIDTH} needs about {trials_for_half_width(r.in_budget_optimal):,})")
+
+
+own_aim = "; ".join(f"{int(r.players)} players, {int(r.lookahead)} turns: {aim_answer(r)}"
                     for r in aim[aim.lookahead >= full].itertuples())
 say(f"""
 **Question.** How close does goal-based search (GB) get to exhaustive search (AB), and at what share of its tree?

@@ -26,6 +26,18 @@ def trials_for_half_width(rate: float, half_width: float = HALF_WIDTH) -> int:
     return math.ceil(Z**2 * rate * (1 - rate) / half_width**2)
 
 
+def trials_to_narrow(trials: int, low: float, high: float, half_width: float = HALF_WIDTH) -> int:
+    """Trials an interval measured on `trials` (low, high) needs to narrow to the given half-width: intervals
+    shrink as one over the square root of the sample size."""
+    return math.ceil(round(trials * ((high - low) / 2 / half_width) ** 2, 6))  # no 401 for 400 from rounding
+
+
+def undecided(trials: int, low: float, high: float, unit: str = "games") -> str:
+    """The answer for an interval that straddles its threshold, with the size that would decide it."""
+    return (f"not decided at {trials:,} {unit} (a half-width of {HALF_WIDTH} needs about "
+            f"{trials_to_narrow(trials, low, high):,})")
+
+
 def rate_difference(wins_a: int, n_a: int, wins_b: int, n_b: int) -> tuple[float, float, float]:
     """a's rate minus b's with Newcombe's hybrid score interval (method 10 of Newcombe 1998): two independent
     binomials, 95%."""

@@ -45,3 +45,12 @@ def test_a_leader_is_named_only_when_its_interval_clears_every_other():
     tied = clear.assign(ci_high=[0.85, 0.75])
     sentence = leaders_sentence(tied)
     assert "not decided at 200 games an agent" in sentence and "`a`, `b`" in sentence and "needs about" in sentence
+
+
+def test_an_undecided_interval_says_the_size_that_would_decide_it():
+    from riskcore.verdicts import trials_to_narrow, undecided
+
+    # half-width 0.06 on 100 games: four times the games halve it to 0.03
+    assert trials_to_narrow(100, 0.44, 0.56) == 400
+    assert trials_to_narrow(100, 0.485, 0.515) <= 100  # already narrow enough
+    assert undecided(91, -0.10, 0.08, "players") == "not decided at 91 players (a half-width of 0.03 needs about 819)"

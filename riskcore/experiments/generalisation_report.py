@@ -17,6 +17,7 @@ from riskcore.experiments.generalisation_protocol import (CEILING, KEY, NAMED, R
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.recognition.mission_lean import LEAN_KINDS
 from riskcore.storage import write_text
+from riskcore.verdicts import undecided
 
 REFERENCE_NAME = RECOGNISER_NAMES[REFERENCE]
 YARDSTICK_NAME = RECOGNISER_NAMES[YARDSTICK]
@@ -160,7 +161,8 @@ class Tables:
                 met = d.ci_low > 0
                 out.append(f"- At weight 4, above the reference's own output ({reading}): difference "
                            f"{d.difference:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]: "
-                           + ("met." if met else "not decided at this size." if d.ci_high > 0 else "not met."))
+                           + ("met." if met else "not met." if d.ci_high <= 0 else
+                              undecided(int(d.games), d.ci_low, d.ci_high, "players") + "."))
         return out
 
 
