@@ -286,7 +286,7 @@ def verdict(d) -> str:
         return "higher"
     if d.ci_high < 0:
         return "lower"
-    return undecided(int(d.games), d.ci_low, d.ci_high, "players")
+    return undecided(int(d.games), d.ci_low, d.ci_high)  # the bootstrap resamples games
 
 
 helped = [f for f in gen.families if gen.diff(WITHOUT, f, "log_loss").ci_high < 0]

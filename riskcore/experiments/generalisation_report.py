@@ -162,7 +162,7 @@ class Tables:
                 out.append(f"- At weight 4, above the reference's own output ({reading}): difference "
                            f"{d.difference:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]: "
                            + ("met." if met else "not met." if d.ci_high <= 0 else
-                              undecided(int(d.games), d.ci_low, d.ci_high, "players") + "."))
+                              undecided(int(d.games), d.ci_low, d.ci_high) + "."))
         return out
 
 
