@@ -102,17 +102,21 @@ def test_the_kernel_plays_the_reference_tables():
         assert kernel.trade_value(fixed, 0, symbols) == fixed_value(symbols), symbols
 
 
-def test_compiled_code_from_other_rules_is_forgotten(tmp_path):
+def test_compiled_code_from_other_sources_is_forgotten(tmp_path):
     from riskcore.engine.kernel import forget_stale_compilations
 
-    engine, caches = tmp_path / "engine", tmp_path / "agents" / "__pycache__"
+    engine, agents = tmp_path / "engine", tmp_path / "agents"
+    (agents / "__pycache__").mkdir(parents=True)
     engine.mkdir()
-    caches.mkdir(parents=True)
     (engine / "rules.py").write_text("WILD = 3\n")
-    stale = caches / "heuristic_kernel.play-1.py311.nbi"
+    (engine / "kernel.py").write_text("@njit\ndef step(): pass\n")
+    (agents / "plain.py").write_text("x = 1\n")  # no compiled code: not a source of the caches
+    stale = agents / "__pycache__" / "heuristic_kernel.play-1.py311.nbi"
     stale.write_bytes(b"old")
     assert forget_stale_compilations(engine) and not stale.exists()
-    stale.write_bytes(b"compiled from these rules")
-    assert not forget_stale_compilations(engine) and stale.exists()  # the same rules: the cache stays
-    (engine / "rules.py").write_text("WILD = 4\n")
-    assert forget_stale_compilations(engine) and not stale.exists()
+    for change, forgotten in ((None, False), (agents / "plain.py", False), (engine / "rules.py", True),
+                              (engine / "kernel.py", True)):  # a callee's file changed: its callers' caches too
+        stale.write_bytes(b"compiled")
+        if change is not None:
+            change.write_text(change.read_text() + "# changed\n")
+        assert forget_stale_compilations(engine) == forgotten and stale.exists() != forgotten, change

@@ -6,12 +6,11 @@ Each function does what the engine's function of the same name does, in the same
 same generator: full battles (`stop_at` 0) as `battle.sample_battle` draws them, one uniform against the cumulative
 distribution of the absorbing states built with `battle._absorbing`'s float arithmetic; card draws as
 `RngChance.draw`. Events go to a row buffer with the engine's fields (-1 for None; cards in their own buffer) and
-snapshots to another, unless the buffers are empty (playouts record nothing). `step` is the reference's `step`
-for the actions compiled games play; the agents' kernels decide and call it.
+snapshots to another, unless the buffers are empty (playouts record nothing).
 
-The constants and tables come from `rules.py`, as the reference's do. Numba freezes module globals into its
-cached machine code and checks only this file's date for staleness, so `forget_stale_compilations` drops the
-cache of every kernel when `rules.py` changed since it was compiled.
+The constants and tables come from `rules.py`, as the reference's do. Numba freezes module globals and callees
+from other files into its cached machine code but checks only the function's own file for staleness, so
+`forget_stale_compilations` drops every cache of the package when a compiled source or `rules.py` changed.
 """
 
 from __future__ import annotations
@@ -50,18 +49,25 @@ FIXED_ALL_WILD = max(FIXED)  # three wilds stand for the best set of three alike
 
 
 def forget_stale_compilations(here: Path = Path(__file__).parent) -> bool:
-    """Delete numba's cached kernels (this room's, the agents' and the search's: every cache under the package)
-    when they were compiled from another `rules.py`; True when it did."""
-    digest = hashlib.sha256((here / "rules.py").read_bytes()).hexdigest()
-    stamp = here / "__pycache__" / "rules.sha256"
+    """Delete every numba cache under the package when any compiled source changed since they were written; True
+    when it did. Numba checks only the file of the function it loads, but a cached function carries the machine
+    code of everything it calls and the values of every global it read in other files (this kernel in the agents'
+    loops, `rules.py`'s tables everywhere)."""
+    package = here.parent
+    digest = hashlib.sha256()
+    for source in sorted(package.glob("**/*.py")):
+        text = source.read_bytes()
+        if b"njit" in text or source == here / "rules.py":
+            digest.update(str(source.relative_to(package)).encode() + b"\0" + text)
+    stamp = here / "__pycache__" / "compiled-sources.sha256"
     try:
-        if stamp.exists() and stamp.read_text() == digest:
+        if stamp.exists() and stamp.read_text() == digest.hexdigest():
             return False
-        for cache in here.parent.glob("**/__pycache__/*.nb[ic]"):
+        for cache in package.glob("**/__pycache__/*.nb[ic]"):
             cache.unlink(missing_ok=True)
         stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # an installed, read-only package: its caches were built from its own rules.py
+        stamp.write_text(digest.hexdigest())
+    except OSError:  # an installed, read-only package: its caches were built from its own sources
         return False
     return True
 
@@ -400,60 +406,3 @@ def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, el
             hand_len[me] += 1
         hand_len[defender] = 0
     return True
-
-
-# ---- one action -----------------------------------------------------------------------------------------------------
-@njit(cache=True)
-def step(log, rngs, chance, sc, rules, owner, armies, counts, hands, hand_len, deck, discard, setup_left, alive,
-         eliminated_by, missions, board, rolls, action, src, dst, amount):
-    """`reference.step` for the actions compiled games play, named by the event each logs: PLACE (`amount` armies
-    on `dst`, a setup placement or a reinforcement), TRADE (the hand's cards at positions src < dst < amount),
-    ATTACK_EVENT (a full battle from `src` on `dst`), OCCUPY_EVENT (`amount` armies into the conquest),
-    END_ATTACK, FORTIFY_EVENT (`amount` armies from `src` to `dst`, which ends the turn) and END_TURN. The caller
-    has checked the action is legal; the effects, events and victory checks come in the reference's order."""
-    continent_of, sizes, bonus, card_symbol = board[4], board[5], board[6], board[7]
-    me = sc[CURRENT]
-    if action == PLACE:
-        armies[dst] += amount
-        sc[RESERVE] -= amount
-        if sc[PHASE] == SETUP:
-            setup_left[me] -= amount
-            emit(log, sc, PLACE, dst=dst, armies=amount)
-            check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
-            if sc[PHASE] != OVER and sc[RESERVE] == 0:
-                next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus)
-            return
-        emit(log, sc, REINFORCE_EVENT, dst=dst, armies=amount)
-        if sc[RESERVE] == 0 and hand_len[me] < rules[FORCED_AT]:
-            sc[PHASE] = ATTACK
-    elif action == TRADE:
-        trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, src, dst, amount)
-    elif action == ATTACK_EVENT:
-        attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, eliminated_by, hands, hand_len, src,
-               dst, rolls)
-    elif action == OCCUPY_EVENT:
-        src, dst = sc[OCC_SRC], sc[OCC_DST]
-        armies[src] -= amount
-        armies[dst] += amount
-        emit(log, sc, OCCUPY_EVENT, src=src, dst=dst, armies=amount)
-        # trade down at once after taking a victim's cards, then place
-        sc[PHASE] = REINFORCE if hand_len[me] >= rules[ELIMINATION_AT] else ATTACK
-    elif action == END_ATTACK:
-        emit(log, sc, END_ATTACK)
-        sc[PHASE] = FORTIFY
-    elif action == FORTIFY_EVENT:
-        armies[src] -= amount
-        armies[dst] += amount
-        emit(log, sc, FORTIFY_EVENT, src=src, dst=dst, armies=amount)
-        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
-        if sc[PHASE] != OVER:
-            end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts,
-                     sizes, bonus)
-        return
-    else:  # END_TURN
-        emit(log, sc, END_TURN)
-        end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
-                 bonus)
-        return
-    if sc[PHASE] != OCCUPY:  # a conquest is complete only once the armies have moved in
-        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
