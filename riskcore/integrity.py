@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from riskcore import paths
-from riskcore.db import PARQUET_DIRS, DataError, committed, query, stale_sources, trace_generations
+from riskcore.db import PARQUET_DIRS, DataError, committed, connect, query, stale_sources, trace_generations
 from riskcore.publish import recover, verify
 
 REBUILD = {"recognition": "riskcore recognize --run {run} --rebuild-features",
@@ -34,6 +34,23 @@ def check(data_dir: Path | None = None, run: str | None = None, checksums: bool 
     """Check the data directory (or one run's directories in every tree)."""
     report = Report(recovered=recover(data_dir, committed))
     root = paths.data_dir(data_dir)
+    try:  # one read-only connection for the whole check: opening one per query cost most of its time
+        con = connect(data_dir, read_only=True)
+    except DataError:  # no database: every publication is reported missing from it
+        con = None
+    try:
+        _check_trees(report, root, run, checksums, con, data_dir)
+    finally:
+        if con is not None:
+            con.close()
+    if run is not None and not report.checked:
+        raise DataError(f"no run {run!r} in {root}")
+    if run is None:
+        report.stale += _stale_sweep_points(data_dir)
+    return report
+
+
+def _check_trees(report: Report, root: Path, run: str | None, checksums: bool, con, data_dir: Path | None) -> None:
     for tree, key in PARQUET_DIRS.items():
         if not (root / tree).is_dir():
             continue
@@ -42,18 +59,13 @@ def check(data_dir: Path | None = None, run: str | None = None, checksums: bool 
                 continue
             report.checked += 1
             report.problems += verify(sub, checksums)
-            report.problems += _database_matches(sub, tree, data_dir)
+            report.problems += _database_matches(sub, tree, con)
             if key == "run" and tree in REBUILD:
                 name = sub.name.split("=", 1)[1]
                 for row in stale_sources(tree, name, data_dir).to_dict("records"):
                     what = f" ({row['setting']})" if "setting" in row and row.get("setting") else ""
                     report.stale.append(f"{tree} of run {name!r}{what} were derived from an earlier version of its "
                                         f"games: {REBUILD[tree].format(run=name)}")
-    if run is not None and not report.checked:
-        raise DataError(f"no run {run!r} in {root}")
-    if run is None:
-        report.stale += _stale_sweep_points(data_dir)
-    return report
 
 
 def _stale_sweep_points(data_dir: Path | None) -> list[str]:
@@ -75,7 +87,7 @@ def _stale_sweep_points(data_dir: Path | None) -> list[str]:
     return out
 
 
-def _database_matches(directory: Path, tree: str, data_dir: Path | None) -> list[str]:
+def _database_matches(directory: Path, tree: str, con) -> list[str]:
     """The database holds every publication recorded under the directory: its generation, and per table as many
     rows for its keys as its files hold."""
     import pyarrow.parquet as pq
@@ -91,7 +103,10 @@ def _database_matches(directory: Path, tree: str, data_dir: Path | None) -> list
             where, values = " AND ".join(f"{k} = ?" for k in keys), list(keys.values())
             label = ", ".join(f"{k}={v}" for k, v in keys.items())
             try:
-                held = query(f"SELECT generation FROM generations_{tree} WHERE {where}", values, data_dir).generation
+                if con is None:
+                    raise DataError("no database")
+                held = [r[0] for r in con.execute(f"SELECT generation FROM generations_{tree} WHERE {where}",
+                                                  values).fetchall()]
             except Exception as exc:  # no database, or no such table: the database lacks it
                 out.append(f"{record}: the database does not hold {label} ({' '.join(str(exc).split())[:100]}); "
                            "`riskcore db --rebuild` registers it")
@@ -104,7 +119,7 @@ def _database_matches(directory: Path, tree: str, data_dir: Path | None) -> list
             for rel, entry in json.loads(row["files"]).items():
                 counts[rel.split("/")[0]] = counts.get(rel.split("/")[0], 0) + int(entry["rows"])
             for table, n in sorted(counts.items()):
-                got = int(query(f"SELECT count(*) AS n FROM {table} WHERE {where}", values, data_dir).n[0])
+                got = int(con.execute(f"SELECT count(*) FROM {table} WHERE {where}", values).fetchone()[0])
                 if got != n:
                     out.append(f"{directory / table} ({label}): {n:,} rows in the files, {got:,} in the database")
     return out

@@ -182,3 +182,11 @@ def test_the_report_loads_nothing_from_the_network(pipeline):
     text = Path(html).read_text()
     assert not re.findall(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", text)
     assert "mathjax" not in text.lower() and "require.min.js" not in text
+
+
+def test_the_whole_pipeline_leaves_a_data_directory_that_checks_clean(pipeline):
+    from riskcore.integrity import check
+
+    data, _, _ = pipeline
+    report = check(data)
+    assert report.checked > 10 and not report.problems, report.problems

@@ -75,7 +75,8 @@ def test_metrics(data_dir: Path | None = None) -> pd.DataFrame:
     name (`recogniser`) and whether it is one of the ablation's settings (`ablation`)."""
     runs = experiment_runs("test", data_dir)
     marks = ", ".join("?" for _ in runs.run)
-    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks}) AND clock = 'window'", list(runs.run), data_dir)
+    m = query(f"SELECT * FROM recognition_metrics WHERE run IN ({marks}) AND clock = 'window'", list(runs.run),
+              data_dir)
     recs = {s: Recogniser.from_spec(s) for s in m.setting.unique()}
     return m.assign(focus=m.run.map(dict(zip(runs.run, runs.focus))), recogniser=m.setting.map(lambda s: recs[s].label),
                     ablation=m.setting.map(lambda s: recs[s].kinds is not None))
@@ -165,7 +166,11 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
 
 
 def _store_tuning(tuning: pd.DataFrame, data_dir: Path | None) -> None:
-    store_frames({"recognition_tuning": tuning.assign(run=RUNS_KEY)}, "metrics", {"run": RUNS_KEY}, data_dir)
+    # a publication replaces everything recorded under its keys: the runs table goes out again beside the tuning,
+    # or its file would be left in the directory unrecorded
+    runs = query("SELECT * FROM recognition_runs WHERE run = ?", [RUNS_KEY], data_dir)
+    store_frames({"recognition_runs": runs, "recognition_tuning": tuning.assign(run=RUNS_KEY)}, "metrics",
+                 {"run": RUNS_KEY}, data_dir)
 
 
 def _fmt(v: float, lo: float, hi: float) -> str:
