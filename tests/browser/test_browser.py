@@ -140,6 +140,8 @@ NB = "const nb = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w
 KERNEL = NB + "const k = nb && nb.sessionContext.session && nb.sessionContext.session.kernel; "
 ERRORS = ("return Array.from(document.querySelectorAll('.jp-NotebookPanel .widget-html pre'))"
           ".map(p => p.innerText).filter(t => t.trim())")
+# the log console's status item: "N new messages, M log entries for ..." once anything was logged
+LOGGED = "const e = document.querySelector('.jp-LogConsoleStatusItem [title]'); return e ? e.title : ''"
 IMAGES = "return Array.from(document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-image'))" \
          ".map(i => i.src)"
 
@@ -220,6 +222,27 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
         assert browser.execute_script(ERRORS) == [], f"switching to game {target} showed an error"
     browser.save_screenshot(str(SHOTS / "lab-switched.png"))
 
+    # the whole explorer (controls, board, posteriors, events) fits a 1400 x 900 screen
+    box = browser.execute_script("const r = document.querySelector('.riskcore-explorer').getBoundingClientRect(); "
+                                 "return [r.width, r.height]")
+    assert box[0] <= 1400 and box[1] <= 900, box
+
+    # show the true missions, then switch to a run without posteriors: the board follows, nothing breaks
+    toggle = browser.find_element(By.CSS_SELECTOR, ".riskcore-explorer input[type=checkbox]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", toggle)
+    toggle.click()
+    seen = _wait(browser, IMAGES.replace("return ", "const s = ") + f"; return s[0] !== {json.dumps(seen)} && s",
+                 timeout=30, what="the board with the true missions")[0]
+    browser.execute_script(
+        "const s = document.querySelector('.riskcore-explorer .widget-dropdown select'); "
+        "s.value = Array.from(s.options).find(o => o.text === 'a-plain').value; "
+        "s.dispatchEvent(new Event('change', {bubbles: true}))")
+    _wait(browser, IMAGES.replace("return ", "const s = ") + f"; return s[0] !== {json.dumps(seen)} && s",
+          timeout=30, what="the board of run a-plain")
+    assert browser.execute_script(ERRORS) == [], "toggling missions or switching run showed an error"
+    browser.save_screenshot(str(SHOTS / "lab-other-run.png"))
+    assert browser.execute_script(LOGGED) == "", "something reached Lab's log console"
+
     # the tour's mean probability of the true card stays a probability (Lab draws only the cells in view: scroll)
     browser.execute_script(NB + "const i = nb.content.widgets.findIndex(c => "
                            "c.model.sharedModel.getSource().includes('true_card_probability()')); "
@@ -236,6 +259,20 @@ def test_the_explore_notebook_opens_as_a_notebook_runs_and_scrubs(lab, browser):
     assert not list(notebooks.glob("*.ipynb")), "Lab wrote a notebook file beside the scripts"
     assert (notebooks / "07-explore.py").read_text() == (ROOT / "notebooks" / "07-explore.py").read_text(), \
         "saving changed the script (outputs or metadata written into it)"
+
+    assert browser.execute_script(LOGGED) == "", "something reached Lab's log console"
+    # the log-console check can fail: an exception in a widget's callback outside the explorer lands there
+    probe = ("import ipywidgets as w\\nprobe = w.Button(description='probe')\\n"
+             "probe.on_click(lambda _: 1 / 0)\\nprobe")
+    browser.execute_script(NB + "const m = nb.content.model.sharedModel; m.insertCell(m.cells.length, "
+                           f"{{cell_type: 'code', source: \"{probe}\"}}); nb.content.activeCellIndex = "
+                           "m.cells.length - 1; return window.jupyterapp.commands.execute('notebook:run-cell')")
+    _wait(browser, "return Array.from(document.querySelectorAll('.widget-button'))"
+          ".some(b => b.innerText.includes('probe'))", timeout=30, what="the probe button")
+    button = [b for b in browser.find_elements(By.CSS_SELECTOR, ".widget-button") if "probe" in b.text][0]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    assert "log entries" in _wait(browser, LOGGED, timeout=30, what="the probe's error in the log console")
 
 
 def test_the_report_shows_every_figure_and_no_table_overflows(browser):
