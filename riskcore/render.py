@@ -26,6 +26,18 @@ COLOURS = {"red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#
 UNOWNED = "#ffffff"
 
 
+WRAP = 50  # a border longer than this (in board units) runs round the map's edge: Alaska-Kamchatka
+
+
+def arrow_ends(pos: np.ndarray, src: int, dst: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where an attack's arrow starts and ends: across a border that runs round the map's edge, it leaves the
+    attacker towards that edge instead of crossing the whole map."""
+    (x1, y1), (x2, y2) = pos[src], pos[dst]
+    if abs(x1 - x2) > WRAP:
+        return (x1, y1), (x1 - 9 if x1 < x2 else x1 + 9, y1)
+    return (x1, y1), (x2, y2)
+
+
 def player_colour(board: Board, player: int) -> str:
     """The colour a player's territories are drawn in (its seat's colour on the board)."""
     return COLOURS.get(board.colours[player], "#888888") if player >= 0 else UNOWNED
@@ -60,7 +72,7 @@ def draw_map(ax, board: Board, name_size: float = 5.5) -> None:
     pos = board.positions
     for a, b in zip(*np.nonzero(np.triu(board.adjacency))):
         (x1, y1), (x2, y2) = pos[a], pos[b]
-        if abs(x1 - x2) > 50:  # wrap-around borders (Alaska-Kamchatka) drawn as two stubs
+        if abs(x1 - x2) > WRAP:  # wrap-around borders (Alaska-Kamchatka) drawn as two stubs
             ax.plot([x1, x1 - 3 if x1 < x2 else x1 + 3], [y1, y1], color="#bbbbbb", lw=0.8, zorder=1)
             ax.plot([x2, x2 - 3 if x2 < x1 else x2 + 3], [y2, y2], color="#bbbbbb", lw=0.8, zorder=1)
         else:
@@ -97,8 +109,8 @@ def draw_board(board: Board, owner: np.ndarray, armies: np.ndarray, ax=None, tit
         ax.text(x, y, str(int(armies[i])), ha="center", va="center", fontsize=8, color="white", weight="bold",
                 zorder=3)
     if attack is not None:
-        (x1, y1), (x2, y2) = pos[attack[0]], pos[attack[1]]
-        ax.annotate("", xy=(x2, y2), xytext=(x1, y1), zorder=5,
+        start, end = arrow_ends(pos, *attack)
+        ax.annotate("", xy=end, xytext=start, zorder=5,
                     arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.2, "shrinkA": 9, "shrinkB": 9})
     if players:
         player_legend(ax, board, players)

@@ -202,3 +202,16 @@ def test_a_notebook_run_by_hand_writes_to_the_scratch_folder(monkeypatch, tmp_pa
     assert paths.notebook_output_dir() == tmp_path.resolve() / "scratch" / "reports"
     monkeypatch.setenv("RISKCORE_REPORTS", str(tmp_path / "r"))  # `make report` says where
     assert paths.notebook_output_dir() == (tmp_path / "r").resolve()
+
+
+def test_an_attack_across_the_maps_edge_points_off_the_edge_not_across_the_map():
+    from riskcore.engine.board import load_board
+    from riskcore.render import arrow_ends
+
+    board = load_board("classic")
+    alaska, kamchatka, alberta = (board.index(t) for t in ("Alaska", "Kamchatka", "Alberta"))
+    (x1, _), (x2, _) = arrow_ends(board.positions, alaska, kamchatka)
+    assert x2 < x1 and x1 - x2 < 10  # from Alaska leftwards, off the map's west edge
+    (x1, _), (x2, _) = arrow_ends(board.positions, kamchatka, alaska)
+    assert x2 > x1 and x2 - x1 < 10
+    assert arrow_ends(board.positions, alaska, alberta)[1] == tuple(board.positions[alberta])

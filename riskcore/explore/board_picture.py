@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from riskcore.explore.frames import GameFrames
-from riskcore.render import dot_sizes, draw_map, player_legend
+from riskcore.render import arrow_ends, dot_sizes, draw_map, player_legend
 
 BOARD_INCHES, BOARD_DPI = (6.0, 4.2), 90  # 540 x 378 px: beside the beliefs in Lab's notebook on a 1400 px screen
 
@@ -56,8 +56,8 @@ class BoardPicture:
         if attack is None:
             self.arrow.set_visible(False)
         else:
-            pos = f.board.positions
-            self.arrow.xy, self.arrow.xyann = pos[attack[1]], pos[attack[0]]
+            start, end = arrow_ends(f.board.positions, *attack)
+            self.arrow.xy, self.arrow.xyann = end, start
             self.arrow.set_visible(True)
         row = f.events.iloc[k]
         self.title.set_text(f"{f.run}, game {f.game_id}: event {k} of {f.n_events - 1}, turn {int(row.turn)}")
