@@ -27,7 +27,6 @@ import base64
 import html
 
 import numpy as np
-import pandas as pd
 from IPython.display import HTML, Markdown, display
 
 from riskcore import ENGINE_VERSION, paths
@@ -41,10 +40,10 @@ from riskcore.experiments.recognition import REFERENCE_PHATT, experiment_runs, t
 from riskcore.experiments.report import FIGURES, TITLE, write_headlines
 from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL
+from riskcore.experiments.search_report import SearchResults
 from riskcore.notebook import load_table
 from riskcore.recognition.recognisers import Recogniser
-from riskcore.verdicts import (HALF_WIDTH, direction, leaders_sentence, rate_difference, trials_for_half_width,
-                               undecided)
+from riskcore.verdicts import HALF_WIDTH, direction, leaders_sentence, rate_difference, undecided
 
 STYLE = """<style>
 .jp-RenderedHTMLCommon table { font-size: 0.78em; display: block; max-width: 100%; overflow-x: auto; }
@@ -459,65 +458,10 @@ table("mcrl-agreement")
 # ## Goal-based game-tree search
 
 # %%
-acc = query("SELECT * FROM search_accuracy WHERE run = ?", [search_experiment])
-full = int(acc[acc.positions == acc.positions.max()].lookahead.max())  # searched on every position
-deep = int(acc.lookahead.max())  # one turn deeper on the first few
-by = acc.set_index(["search", "players", "lookahead"])
-ab_mean = query("SELECT players, lookahead, avg(nodes) AS nodes FROM search_nodes WHERE run = ? AND search = 'AB' "
-                "GROUP BY players, lookahead", [search_experiment]).set_index(["players", "lookahead"]).nodes
-
-
-def searched(name: str, players: int, turns: int = full) -> str:
-    r = by.loc[(name, players, turns)]
-    return f"{pct(r.optimal)} (loss {r.relative_loss:.3f}, {r.node_share:.2%} of AB's tree)"
-
-
-def share(name: str, players: int, turns: int) -> str:
-    return f"{by.loc[(name, players, turns)].node_share:.3%}"
-
-
-aim = load_table("search-aim")
-paired = load_table("search-paired").set_index(["players", "turns", "comparison"])
-regime = aim[aim.paper_regime]
-
-
-def pair(a: str, b: str, players: int, turns: int = full) -> str:
-    if (players, turns, f"{a} vs {b}") not in paired.index:
-        return "not measured (no opponent's turn at this look-ahead)"
-    r = paired.loc[(players, turns, f"{a} vs {b}")]
-    size = "" if r.answer != "not decided" else \
-        f" at {int(r.positions)} positions (a half-width of {HALF_WIDTH} needs about " \
-        f"{trials_for_half_width(r.a_optimal):,})"
-    return f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], {r.answer}{size}"
-
-
-def random_answers(turns: int) -> str:
-    """How the searches fare against random placement at one look-ahead: counts of answers, both player counts."""
-    rows = [paired.loc[key] for key in paired.index
-            if key[1] == turns and key[2].endswith(f" vs {REFERENCES[1]}")]
-    if not rows:
-        return "not measured"
-    counts = pd.Series([r.answer for r in rows]).value_counts()
-    return f"of {len(rows)} comparisons, " + ", ".join(f"{n} {answer}" for answer, n in counts.items())
-
-
-like_for_like = ("the goal-based tree is never as small a share of AB's as the paper's, so no row is like for like"
-                 if regime.empty else "like for like only at " + "; ".join(
-                     f"{int(r.players)} players, {int(r.lookahead)} turns (`{r.in_budget}`, "
-                     f"{r.in_budget_optimal:.1%}: {r.paper})" for r in regime.itertuples()))
-
-
-def aim_answer(r) -> str:
-    """Met, missed, or not decided with the size that would decide it."""
-    if r.paper != "not decided":
-        return r.paper
-    n = int(by.loc[(r.in_budget, int(r.players), int(r.lookahead))].positions)
-    return (f"not decided at {n} positions (`{r.in_budget}` {r.in_budget_optimal:.1%}; a half-width of "
-            f"{HALF_WIDTH} needs about {trials_for_half_width(r.in_budget_optimal):,})")
-
-
-own_aim = "; ".join(f"{int(r.players)} players, {int(r.lookahead)} turns: {aim_answer(r)}"
-                    for r in aim[aim.lookahead >= full].itertuples())
+s = SearchResults.load(search_experiment, load_table)
+full, deep, by, ab_mean = s.full, s.deep, s.by, s.ab_mean
+searched, share, pair, random_answers = s.searched, s.share, s.pair, s.random_answers
+like_for_like, own_aim = s.like_for_like(), s.own_aim()
 say(f"""
 **Question.** How close does goal-based search (GB) get to exhaustive search (AB), and at what share of its tree?
 The paper reports 88.1% optimal decisions and a 9.4% mean loss while exploring under 0.002% of the tree.
@@ -533,8 +477,8 @@ paired bootstrap 95% interval over positions (McNemar's exact test beside it in 
 reinforcements, up to two whole battles with their expected outcome, per-player values searched by max^n). On 2-
 and 3-player positions from seeded games, AB searches exhaustively and GB only where a player chooses a goal
 (conquer a continent, break one, eliminate a player, secure its borders), following each goal's algorithm for the
-rest of the turn. Every search runs to {full} turns on every position ({int(by.loc[("GB", 2, full)].positions)} per
-player count) and to {deep} turns on the first {int(by.loc[("GB", 2, deep)].positions)}. The searches:
+rest of the turn. Every search runs to {full} turns on every position ({s.positions(full)} per
+player count) and to {deep} turns on the first {s.positions(deep)}. The searches:
 {"; ".join(f"`{n}`" for n in SEARCHES)}, and two yardsticks judged the same way: {REFERENCES[0]} and a
 {REFERENCES[1]}. The paper's trees were far deeper and wider than any AB can finish here, so its regime is matched
 by the share of the tree, not by depth or branching.
@@ -554,7 +498,7 @@ and {ab_mean[(3, full)]:,.0f} for 3, the paper's GB is right in {searched("GB", 
 {pair("GB+learned strikes", "GB", 3)} (3 players); `AB turn + GB` {pair("AB turn + GB", "GB", 2)} and
 {pair("AB turn + GB", "GB", 3)}.
 (3) Better than random placement? At {full} turns, {random_answers(full)}; at {deep} turns, where the first
-{int(by.loc[("GB", 2, deep)].positions)} positions are searched, {random_answers(deep)} (the paired table below).
+{s.positions(deep)} positions are searched, {random_answers(deep)} (the paired table below).
 """)
 table("search-summary")
 figure("search-accuracy", "Each search's first decision against AB's best at every look-ahead AB finishes (95% "
