@@ -9,7 +9,7 @@ import pandas as pd
 
 from riskcore.db import query
 from riskcore.experiments.search import REFERENCES
-from riskcore.verdicts import HALF_WIDTH, trials_for_half_width
+from riskcore.verdicts import HALF_WIDTH, trials_for_half_width, undecided
 
 
 def pct(x: float) -> str:
@@ -50,10 +50,11 @@ class SearchResults:
         if key not in self.paired.index:
             return "not measured (no opponent's turn at this look-ahead)"
         r = self.paired.loc[key]
-        size = "" if r.answer != "not decided" else \
-            f" at {int(r.positions)} positions (a half-width of {HALF_WIDTH} needs about " \
-            f"{trials_for_half_width(r.a_optimal):,})"
-        return f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], {r.answer}{size}"
+        if r.answer != "not decided":
+            return f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], {r.answer}"
+        # the paired interval narrows with the positions as any other: scale the measured one
+        return (f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], "
+                f"{undecided(int(r.positions), r.ci_low, r.ci_high, 'positions')}")
 
     def random_answers(self, turns: int) -> str:
         """How the searches fare against random placement at one look-ahead: counts of answers, both player
