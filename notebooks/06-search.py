@@ -33,6 +33,7 @@ from riskcore.db import query
 from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_OPTIMAL, aim_table, paired_table
 from riskcore.notebook import save_figure, save_table, setup
+from riskcore.verdicts import trials_to_narrow
 
 setup()
 every = query("SELECT * FROM search_nodes WHERE run = ?", [experiment])
@@ -151,8 +152,13 @@ paired = paired[paired.turns > 1]
 save_table(paired.assign(comparison=paired.a + " vs " + paired.b)[
     ["players", "turns", "comparison", "positions", "a_optimal", "b_optimal", "difference", "ci_low", "ci_high",
      "answer", "mcnemar_p"]], "search-paired")  # the report reads it back: machine names kept
+# an undecided row says how many positions its interval needs to narrow to a half-width of 0.03
 shown = paired.assign(comparison=paired.a + " vs " + paired.b,
-                      interval=[f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(paired.ci_low, paired.ci_high)])
+                      interval=[f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(paired.ci_low, paired.ci_high)],
+                      answer=[answer if answer != "not decided" else
+                              f"not decided; needs {trials_to_narrow(int(n), lo, hi):,} positions"
+                              for answer, n, lo, hi in zip(paired.answer, paired.positions, paired.ci_low,
+                                                           paired.ci_high)])
 save_table(shown[["players", "turns", "comparison", "positions", "a_optimal", "b_optimal", "difference", "interval",
                   "answer", "mcnemar_p"]].rename(columns={
     "a_optimal": "first: optimal", "b_optimal": "second: optimal", "interval": "95% interval (paired bootstrap)",
