@@ -27,6 +27,7 @@ experiment: str = "search"  # the search experiment's key in the tables
 
 # %%
 import matplotlib.pyplot as plt
+import pandas as pd
 import seaborn as sns
 
 from riskcore.db import query
@@ -149,16 +150,17 @@ shown
 pairs = [(name, REFERENCES[1]) for name in SEARCHES] + [("GB+learned strikes", "GB"), ("AB turn + GB", "GB")]
 paired = paired_table(every, pairs)
 paired = paired[paired.turns > 1]
-save_table(paired.assign(comparison=paired.a + " vs " + paired.b)[
-    ["players", "turns", "comparison", "positions", "a_optimal", "b_optimal", "difference", "ci_low", "ci_high",
-     "answer", "mcnemar_p"]], "search-paired")  # the report reads it back: machine names kept
-# an undecided row says how many positions its interval needs to narrow to a half-width of 0.03
-shown = paired.assign(comparison=paired.a + " vs " + paired.b,
-                      interval=[f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(paired.ci_low, paired.ci_high)],
-                      answer=[answer if answer != "not decided" else
-                              f"not decided; needs {trials_to_narrow(int(n), lo, hi):,} positions"
+# an undecided row: the positions its interval needs to narrow to a half-width of 0.03
+paired = paired.assign(needs=[trials_to_narrow(int(n), lo, hi) if answer == "not decided" else None
                               for answer, n, lo, hi in zip(paired.answer, paired.positions, paired.ci_low,
                                                            paired.ci_high)])
+save_table(paired.assign(comparison=paired.a + " vs " + paired.b)[
+    ["players", "turns", "comparison", "positions", "a_optimal", "b_optimal", "difference", "ci_low", "ci_high",
+     "answer", "needs", "mcnemar_p"]], "search-paired")  # the report reads it back: machine names kept
+shown = paired.assign(comparison=paired.a + " vs " + paired.b,
+                      interval=[f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(paired.ci_low, paired.ci_high)],
+                      answer=[answer if pd.isna(needs) else f"not decided; needs {int(needs):,} positions"
+                              for answer, needs in zip(paired.answer, paired.needs)])
 save_table(shown[["players", "turns", "comparison", "positions", "a_optimal", "b_optimal", "difference", "interval",
                   "answer", "mcnemar_p"]].rename(columns={
     "a_optimal": "first: optimal", "b_optimal": "second: optimal", "interval": "95% interval (paired bootstrap)",

@@ -85,19 +85,18 @@ def test_a_handful_of_positions_decides_nothing():
     assert paired_table(nodes, [("A", "B")]).answer.tolist() == ["too few positions"]
 
 
-def test_the_search_report_gives_an_undecided_paired_comparison_the_size_that_would_decide_it():
+def test_the_search_report_gives_an_undecided_paired_comparison_the_size_its_table_says_would_decide_it():
     from riskcore.experiments.search_report import SearchResults
 
     accuracy = pd.DataFrame([{"search": "GB", "players": 2, "lookahead": 4, "positions": 60, "optimal": 0.8,
                               "relative_loss": 0.1, "node_share": 0.01}])
     paired = pd.DataFrame([
         {"players": 2, "turns": 4, "comparison": "X vs GB", "positions": 60, "difference": 0.05, "ci_low": -0.03,
-         "ci_high": 0.13, "answer": "not decided", "a_optimal": 0.85},
+         "ci_high": 0.13, "answer": "not decided", "needs": 427, "a_optimal": 0.85},
         {"players": 2, "turns": 4, "comparison": "Y vs GB", "positions": 60, "difference": 0.2, "ci_low": 0.1,
-         "ci_high": 0.3, "answer": "higher", "a_optimal": 0.95}])
+         "ci_high": 0.3, "answer": "higher", "needs": None, "a_optimal": 0.95}])
     aim = pd.DataFrame({"paper_regime": pd.Series([], dtype=bool)})
     s = SearchResults(accuracy, pd.Series(dtype=float), aim, paired)
-    # half-width 0.08 on 60 positions: (0.08 / 0.03)^2 x 60 = 426.7
     assert s.pair("X", "GB", 2) == ("+5.0% [-3.0%, +13.0%], not decided at 60 positions (a half-width of 0.03 "
                                     "needs about 427)")
     assert s.pair("Y", "GB", 2) == "+20.0% [+10.0%, +30.0%], higher"
