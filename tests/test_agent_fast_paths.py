@@ -25,6 +25,34 @@ def _reference_domination_values(view: PlayerView, me: int) -> np.ndarray:
     return value / value.max()
 
 
+def _reference_staging(agent, view: PlayerView, extra: int) -> int:
+    """The staging decision written with whole arrays: the best value-weighted conquest odds from an owned
+    territory with `extra` more armies, else the most threatened front."""
+    from riskcore.agents.heuristic import conquer_odds
+
+    me, owner, armies = agent.player, view.owner, view.armies
+    front_src, front_dst, _ = agent._ownership_facts(view)
+    value = agent._values_now(view)
+    n = view.board.n_territories
+    score = np.zeros(n)
+    if len(front_src):
+        gain = value[front_dst] * conquer_odds(armies[front_src] + extra - 1, armies[front_dst])
+        np.maximum.at(score, front_src, gain)
+    score += agent._noise(n)
+    mine = owner == me
+    preferred = agent.preferred_places(view)
+    if preferred is not None and (preferred & mine & (score > 1e-6)).any():
+        mine = mine & preferred
+    score[~mine] = -np.inf
+    if not np.isfinite(score).any() or score.max() <= 1e-6:
+        threat = np.zeros(n)
+        np.add.at(threat, front_src, armies[front_dst])
+        threat = threat - armies + agent._noise(n)
+        threat[~(owner == me)] = -np.inf
+        return int(np.argmax(threat))
+    return int(np.argmax(score))
+
+
 def _states(mode: str, players: int, seeds: range):
     seen = []
 
@@ -54,7 +82,7 @@ def test_fast_decisions_equal_the_numpy_ones(mode, cls, params):
             assert fast._attack(view) == slow._attack_valued(view)
         else:
             for extra in (1, 3, 9):
-                assert fast._staging(view, extra) == slow._staging_valued(view, extra)
+                assert fast._staging(view, extra) == _reference_staging(slow, view, extra)
         # the same numbers drawn: later decisions stay in step
         assert fast.rng.random() == slow.rng.random()
         checked += 1
@@ -120,5 +148,21 @@ def test_fast_fallback_staging_equals_the_numpy_one(monkeypatch):
     for state in _states("mission", 4, range(2)):
         view = PlayerView(state, state.current)
         fast, slow = _pair(_Idle, state.current)
-        assert fast._staging(view, 2) == slow._staging_valued(view, 2)
+        assert fast._staging(view, 2) == _reference_staging(slow, view, 2)
         assert fast.rng.random() == slow.rng.random()
+
+
+def test_staging_by_values_that_change_with_armies_equals_the_numpy_form():
+    from riskcore.agents.expert import ExpertAgent
+
+    checked = 0
+    for state in _states("mission", 4, range(2)):
+        view = PlayerView(state, state.current)
+        fast, slow = _pair(ExpertAgent, state.current)
+        if fast._front_list(view) is not None:
+            continue
+        for extra in (1, 5):
+            assert fast._staging(view, extra) == _reference_staging(slow, view, extra)
+        assert fast.rng.random() == slow.rng.random()
+        checked += 1
+    assert checked > 20

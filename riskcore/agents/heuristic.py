@@ -122,9 +122,10 @@ class HeuristicAgent(Agent):
     def _staging(self, view: PlayerView, extra: int) -> int:
         """The owned territory from which `extra` more armies best threaten a valuable enemy territory."""
         front = self._front_list(view)
-        if front is None:
-            return self._staging_valued(view, extra)
-        # `_staging_valued`'s arithmetic, territory by territory in Python floats (the same bits, fewer calls)
+        if front is None:  # values that change with more than ownership (armies, turn): this decision's own
+            src, dst, _ = self._ownership_facts(view)
+            front = list(zip(src.tolist(), dst.tolist(), self._values_now(view)[dst].tolist()))
+        # territory by territory in Python floats: faster than numpy on a few dozen borders
         me, owner, armies = self.player, view.owner.tolist(), view.armies.tolist()
         n = len(owner)
         score = [0.0] * n
@@ -159,32 +160,6 @@ class HeuristicAgent(Agent):
                         best, best_score = t, x
             return max(best, 0)
         return best
-
-    def _staging_valued(self, view: PlayerView, extra: int) -> int:
-        """`_staging` in arrays, for agents whose values change with more than ownership (armies, turn)."""
-        me, owner, armies = self.player, view.owner, view.armies
-        front_src, front_dst, _ = self._ownership_facts(view)
-        value = self._values_now(view)
-        n = view.board.n_territories
-        score = np.zeros(n)
-        if len(front_src):
-            s, d = front_src, front_dst
-            gain = value[d] * conquer_odds(armies[s] + extra - 1, armies[d])
-            np.maximum.at(score, s, gain)
-        score += self._noise(n)
-        mine = owner == me
-        preferred = self.preferred_places(view)
-        if preferred is not None and (preferred & mine & (score > 1e-6)).any():
-            mine = mine & preferred
-        score[~mine] = -np.inf
-        if not np.isfinite(score).any() or score.max() <= 1e-6:
-            # nothing worth attacking: strengthen the most threatened front
-            threat = np.zeros(n)
-            np.add.at(threat, front_src, armies[front_dst])
-            threat = threat - armies + self._noise(n)
-            threat[~(owner == me)] = -np.inf
-            return int(np.argmax(threat))
-        return int(np.argmax(score))
 
     def _attack(self, view: PlayerView) -> Action:
         front = self._front_list(view)
