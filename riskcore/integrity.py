@@ -111,8 +111,8 @@ def _database_matches(directory: Path, tree: str, con) -> list[str]:
                 out.append(f"{record}: the database does not hold {label} ({' '.join(str(exc).split())[:100]}); "
                            "`riskcore db --rebuild` registers it")
                 continue
-            if list(held) != [row["generation"]]:
-                out.append(f"{record}: the database holds generation {list(held) or 'none'} of {label}, the files "
+            if held != [row["generation"]]:
+                out.append(f"{record}: the database holds generation {held or 'none'} of {label}, the files "
                            f"{row['generation']}: `riskcore db --rebuild` registers the files")
                 continue
             counts: dict[str, int] = {}

@@ -32,10 +32,11 @@ def trials_to_narrow(trials: int, low: float, high: float, half_width: float = H
     return math.ceil(round(trials * ((high - low) / 2 / half_width) ** 2, 6))  # no 401 for 400 from rounding
 
 
-def undecided(trials: int, low: float, high: float, unit: str = "games") -> str:
-    """The answer for an interval that straddles its threshold, with the size that would decide it."""
-    return (f"not decided at {trials:,} {unit} (a half-width of {HALF_WIDTH} needs about "
-            f"{trials_to_narrow(trials, low, high):,})")
+def undecided(trials: int, low: float, high: float, unit: str = "games", needs: int | None = None) -> str:
+    """The answer for an interval that straddles its threshold, with the size that would decide it (`needs`, when
+    a table already holds it, else `trials_to_narrow`)."""
+    needs = trials_to_narrow(trials, low, high) if needs is None else needs
+    return f"not decided at {trials:,} {unit} (a half-width of {HALF_WIDTH} needs about {needs:,})"
 
 
 def rate_difference(wins_a: int, n_a: int, wins_b: int, n_b: int) -> tuple[float, float, float]:

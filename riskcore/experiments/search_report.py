@@ -9,7 +9,7 @@ import pandas as pd
 
 from riskcore.db import query
 from riskcore.experiments.search import REFERENCES
-from riskcore.verdicts import HALF_WIDTH, trials_for_half_width
+from riskcore.verdicts import HALF_WIDTH, trials_for_half_width, undecided
 
 
 def pct(x: float) -> str:
@@ -53,8 +53,8 @@ class SearchResults:
         if r.answer != "not decided":
             return f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], {r.answer}"
         # `needs`: the positions the measured interval needs to narrow to 0.03 (the search notebook's table)
-        return (f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], not decided at {int(r.positions)} "
-                f"positions (a half-width of {HALF_WIDTH} needs about {int(r.needs):,})")
+        return (f"{r.difference:+.1%} [{r.ci_low:+.1%}, {r.ci_high:+.1%}], "
+                f"{undecided(int(r.positions), r.ci_low, r.ci_high, 'positions', int(r.needs))}")
 
     def random_answers(self, turns: int) -> str:
         """How the searches fare against random placement at one look-ahead: counts of answers, both player
