@@ -77,6 +77,15 @@ class HeuristicAgent(Agent):
             self._front = list(zip(src.tolist(), dst.tolist(), value[dst].tolist()))
         return self._front
 
+    def _decision_front(self, view: PlayerView) -> list[tuple[int, int, float]]:
+        """`_front_list`, or for agents whose values change with more than ownership (armies, turn) the front
+        valued now, for this decision only."""
+        front = self._front_list(view)
+        if front is None:
+            src, dst, _ = self._ownership_facts(view)
+            front = list(zip(src.tolist(), dst.tolist(), self._values_now(view)[dst].tolist()))
+        return front
+
     def _values_now(self, view: PlayerView) -> np.ndarray:
         value = self._ownership_facts(view)[2]
         return self.valued(view) if value is None else value
@@ -121,10 +130,7 @@ class HeuristicAgent(Agent):
 
     def _staging(self, view: PlayerView, extra: int) -> int:
         """The owned territory from which `extra` more armies best threaten a valuable enemy territory."""
-        front = self._front_list(view)
-        if front is None:  # values that change with more than ownership (armies, turn): this decision's own
-            src, dst, _ = self._ownership_facts(view)
-            front = list(zip(src.tolist(), dst.tolist(), self._values_now(view)[dst].tolist()))
+        front = self._decision_front(view)
         # territory by territory in Python floats: faster than numpy on a few dozen borders
         me, owner, armies = self.player, view.owner.tolist(), view.armies.tolist()
         n = len(owner)
@@ -162,14 +168,13 @@ class HeuristicAgent(Agent):
         return best
 
     def _attack(self, view: PlayerView) -> Action:
-        front = self._front_list(view)
-        if front is None:
-            return self._attack_valued(view)
+        front = self._decision_front(view)
         armies = view.armies.tolist()
         ready = [(s, d, v) for s, d, v in front if armies[s] >= 2]
         if not ready:
             return EndAttack()
-        # the same arithmetic as `_attack_valued`, one border at a time (the first best wins ties, as argmax)
+        # one border at a time in Python floats (the first best wins ties); before the first conquest a card is at
+        # stake: any favourable attack is worth a little
         bonus = 0.0 if view.conquered_this_turn else 0.25
         noise = self._noise(len(ready)).tolist()
         best, best_score, best_odds = 0, -np.inf, 0.0
@@ -183,24 +188,6 @@ class HeuristicAgent(Agent):
         if best_odds < self.threshold or v <= 0:
             return EndAttack()
         return Attack(s, d, None, 0)
-
-    def _attack_valued(self, view: PlayerView) -> Action:
-        """`_attack` in arrays, for agents whose values change with more than ownership (armies, turn)."""
-        armies = view.armies
-        front_src, front_dst, _ = self._ownership_facts(view)
-        ok = armies[front_src] >= 2
-        if not ok.any():
-            return EndAttack()
-        s, d = front_src[ok], front_dst[ok]
-        odds = conquer_odds(armies[s] - 1, armies[d])
-        value = self._values_now(view)[d]
-        # before the first conquest a card is at stake: any favourable attack is worth a little
-        bonus = 0.0 if view.conquered_this_turn else 0.25
-        score = (value + bonus * (value > 0)) * odds + self._noise(len(s))
-        i = int(np.argmax(score))
-        if odds[i] < self.threshold or value[i] <= 0:
-            return EndAttack()
-        return Attack(int(s[i]), int(d[i]), None, 0)
 
     def _occupy(self, view: PlayerView) -> Action:
         src, dst, low = view.occupy
