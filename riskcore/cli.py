@@ -243,7 +243,33 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _NoPandas:
+    """A module finder that says pandas is not installed."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "pandas":
+            raise ImportError("pandas is not needed here")
+        return None
+
+
+def _arrow_without_pandas() -> None:
+    """pyarrow imports pandas (a fifth of a second) at its first `pa.array` call only to ask whether the input is a
+    pandas object, and a simulate process never hands it one: that first question finds no pandas. pyarrow still
+    imports pandas when something later converts to or from it."""
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    sys.meta_path.insert(0, _NoPandas)
+    try:
+        pa.array([0])
+    finally:
+        sys.meta_path.remove(_NoPandas)
+
+
 def cmd_simulate(a) -> None:
+    _arrow_without_pandas()
     from riskcore.engine.config import GameConfig
     from riskcore.simulate import RunSpec, simulate
 

@@ -97,7 +97,7 @@ def recorded_generation(directory: Path, tree: str) -> str:
     files = sorted((directory / f"generations_{tree}").glob("*.parquet"))
     if not files:
         raise FileNotFoundError(f"{directory}: no record of its generation (generations_{tree})")
-    return pq.read_table(files[0]).column("generation")[0].as_py()
+    return pq.ParquetFile(files[0]).read().column("generation")[0].as_py()
 
 
 def recorded_files(directory: Path) -> tuple[dict[str, dict], list[str]]:
@@ -108,7 +108,7 @@ def recorded_files(directory: Path) -> tuple[dict[str, dict], list[str]]:
     files, problems = {}, []
     for f in sorted(directory.glob("generations_*/*.parquet")):
         try:
-            for entry in pq.read_table(f).column("files").to_pylist():
+            for entry in pq.ParquetFile(f).read().column("files").to_pylist():
                 files.update(json.loads(entry))
         except Exception as exc:  # a damaged record: name it
             problems.append(f"{f}: unreadable ({' '.join(str(exc).split())[:200]})")

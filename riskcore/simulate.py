@@ -30,6 +30,9 @@ from riskcore.trace import records_to_tables
 
 
 MAX_GAMES = 2**31 - 1
+# Runs this small play in the Python step loop: loading numba and the compiled kernel (about 0.8 s a process) costs
+# more than their games would there, and the traces are the same either way (tests/test_compiled_play.py).
+PYTHON_LOOP_GAMES = 20
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,9 @@ def seat_agents(agents: tuple[str, ...], n_players: int, game_id: int) -> list[s
 
 def simulate_chunk(spec: RunSpec, game_ids: list[int], seeds: list[int]) -> dict[str, pa.Table]:
     board = load_board(spec.config.board)
-    records = [play_game(spec.config, seat_agents(spec.agents, spec.config.n_players, g), s, board)
-               for g, s in zip(game_ids, seeds)]
+    compiled = spec.games > PYTHON_LOOP_GAMES
+    records = [play_game(spec.config, seat_agents(spec.agents, spec.config.n_players, g), s, board,
+                         compiled=compiled) for g, s in zip(game_ids, seeds)]
     return records_to_tables(spec.run, game_ids, records)
 
 

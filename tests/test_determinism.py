@@ -39,3 +39,24 @@ def test_play_game_is_deterministic():
     one = play_game(config, ["mission", "random", "domination"], 3)
     two = play_game(config, ["mission", "random", "domination"], 3)
     assert one.state.log == two.state.log
+
+
+def test_a_small_run_played_in_python_writes_the_bytes_the_kernel_writes(tmp_path, monkeypatch):
+    # a run of at most PYTHON_LOOP_GAMES games skips the kernel's start-up; its files must not show which loop ran
+    import riskcore.simulate as sim
+
+    spec = RunSpec("det", 6, GameConfig(), ("mission", "domination"), 8, chunk=3)
+    simulate(spec, tmp_path / "python", workers=1, progress=False)
+    monkeypatch.setattr(sim, "PYTHON_LOOP_GAMES", 0)
+    simulate(spec, tmp_path / "kernel", workers=1, progress=False)
+    assert _digests(tmp_path / "python", "det") == _digests(tmp_path / "kernel", "det")
+
+
+def test_only_a_small_run_leaves_the_kernel_out(monkeypatch):
+    import riskcore.simulate as sim
+
+    used = []
+    monkeypatch.setattr(sim, "play_game", lambda *a, compiled, **k: used.append(compiled) or play_game(*a, **k))
+    sim.simulate_chunk(RunSpec("det", sim.PYTHON_LOOP_GAMES, GameConfig(), ("mission",), 1), [0], [3])
+    sim.simulate_chunk(RunSpec("det", sim.PYTHON_LOOP_GAMES + 1, GameConfig(), ("mission",), 1), [0], [3])
+    assert used == [False, True]

@@ -53,3 +53,42 @@ def test_a_mission_run_does_not_load_the_heavy_libraries():
 def test_a_mission_game_loads_numba_for_its_kernel_and_nothing_heavier():
     run = subprocess.run([sys.executable, "-c", PLAYED], capture_output=True, text=True, check=True)
     assert run.stdout.split("\n")[0] == "['numba']"
+
+
+ONE_GAME = """
+import sys
+from riskcore.cli import run
+sys.argv = ["riskcore", "simulate", "--games", "1", "--run", "one", "--data-dir", sys.argv[1], "--quiet"]
+try:
+    run()
+except SystemExit as done:
+    assert not done.code, done.code
+print(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "pandas", "scipy", "sklearn", "matplotlib"}))
+"""
+
+
+def test_a_one_game_simulate_loads_none_of_the_heavy_libraries(tmp_path):
+    # start-up target: a tiny run plays in Python (same traces) and writes Parquet without pyarrow's pandas probe
+    run = subprocess.run([sys.executable, "-c", ONE_GAME, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stdout.strip().split("\n")[-1] == "[]"
+
+
+AFTER_THE_PROBE = """
+import sys
+if sys.argv[1] == "probe":
+    from riskcore.cli import _arrow_without_pandas
+    _arrow_without_pandas()
+print("pandas" in sys.modules)
+import pandas as pd
+import pyarrow as pa
+print(pa.table({"x": [1, 2]}).to_pandas().x.sum())
+print(pa.array(pd.Series(["a", "b", "a"], dtype="category")).type)
+"""
+
+
+def test_pyarrow_converts_to_pandas_after_the_probe_went_without():
+    # what the probe costs: until pyarrow first converts to pandas it takes a pandas object for a plain sequence
+    # (a simulate process meets none); the first conversion brings pandas in and every later one is as usual
+    probed, plain = (subprocess.run([sys.executable, "-c", AFTER_THE_PROBE, how], capture_output=True, text=True,
+                                    check=True).stdout.split("\n") for how in ("probe", "plain"))
+    assert probed[0] == "False" and probed[1:] == plain[1:] and "dictionary" in plain[2]
