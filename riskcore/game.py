@@ -27,12 +27,15 @@ def game_streams(seed: int, n_players: int) -> list[np.random.Generator]:
 
 def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Board | None = None,
               max_actions: int = 1_000_000,
-              observer: Callable[[GameState, Action], None] | None = None, compiled: bool = True) -> GameRecord:
+              observer: Callable[[GameState, Action], None] | None = None, compiled: bool = True,
+              as_rows: bool = False) -> GameRecord:
     """Play a full game with the given agent spec per seat; illegal agent actions raise `IllegalAction`.
 
     `observer(state, action)` is called before each action is applied (tests use it to check invariants). A game
     whose seats are all plain `mission` or `domination` agents runs on the compiled kernel (`agents/compiled.py`:
-    the same events, snapshots and outcome) unless there is an observer or `compiled` is False.
+    the same events, snapshots and outcome) unless there is an observer or `compiled` is False. With `as_rows` the
+    kernel's events and snapshots stay arrays (`GameRecord.more_events`, `more_snapshots`: what a trace is written
+    from) instead of joining the state's log.
     """
     board = board or load_board(config.board)
     if len(agent_specs) != config.n_players:
@@ -41,13 +44,13 @@ def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Boar
     state = new_game(board, config, RngChance(chance_rng))
     agents = [make_agent(spec, p, agent_rngs[p]) for p, spec in enumerate(agent_specs)]
     views = [PlayerView(state, p) for p in range(config.n_players)]
-    n_actions = 0
+    n_actions, rows = 0, None
     on_kernel = compiled and observer is None and config.deal == "random" and all(type(a) in KERNEL_AGENTS
                                                                                      for a in agents)
     if on_kernel:
         from riskcore.agents.compiled import play_out  # numba: loaded by the games that use it
 
-        n_actions = play_out(state, agents, agent_rngs, chance_rng)
+        n_actions, rows = play_out(state, agents, agent_rngs, chance_rng, as_rows)
     while not state.is_terminal:
         me = state.current
         action = agents[me].act(views[me])
@@ -67,5 +70,8 @@ def play_game(config: GameConfig, agent_specs: list[str], seed: int, board: Boar
         if n_actions > max_actions:
             raise RuntimeError(f"game seed {seed} exceeded {max_actions} actions")
     missions = [m.index for m in state.missions] if config.mode == "mission" else []
-    return GameRecord(seed=seed, agents=list(agent_specs), state=state, actions=n_actions, missions=missions,
-                      compiled=on_kernel)
+    record = GameRecord(seed=seed, agents=list(agent_specs), state=state, actions=n_actions, missions=missions,
+                        compiled=on_kernel)
+    if rows is not None:
+        record.more_events, record.more_snapshots = rows
+    return record

@@ -83,7 +83,7 @@ def simulate_chunk(spec: RunSpec, game_ids: list[int], seeds: list[int]) -> dict
     board = load_board(spec.config.board)
     compiled = spec.games > PYTHON_LOOP_GAMES
     records = [play_game(spec.config, seat_agents(spec.agents, spec.config.n_players, g), s, board,
-                         compiled=compiled) for g, s in zip(game_ids, seeds)]
+                         compiled=compiled, as_rows=True) for g, s in zip(game_ids, seeds)]
     return records_to_tables(spec.run, game_ids, records)
 
 

@@ -21,6 +21,39 @@ import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
 from riskcore.engine import EVENT_FIELDS, GameState
+from riskcore.engine.rules import EVENT_KINDS, PHASES
+
+# A game's events as integers, one row per event and a column per `EVENT_FIELDS` field: the phase and the kind by
+# their place in PHASES and EVENT_KINDS, `conquered` as 0/1, -1 for None; the cards column is unused (cards go
+# beside it as text). The compiled kernel's buffers convert to it with numpy alone, so a trace is written without a
+# Python object per value.
+FIELD = {name: i for i, name in enumerate(EVENT_FIELDS)}
+
+
+@dataclass
+class EventRows:
+    rows: np.ndarray  # (events, len(EVENT_FIELDS)) int64
+    cards: dict[int, str] = field(default_factory=dict)  # row -> the row's cards, space-separated
+
+    @staticmethod
+    def from_log(log: list[tuple]) -> "EventRows":
+        """The engine's event tuples as rows."""
+        phase, kind, cards = FIELD["phase"], FIELD["kind"], FIELD["cards"]
+        rows = np.full((len(log), len(EVENT_FIELDS)), -1, dtype=np.int64)
+        texts = {}
+        for r, event in enumerate(log):
+            row = rows[r]
+            for i, v in enumerate(event):
+                if i == phase:
+                    row[i] = PHASES.index(v)
+                elif i == kind:
+                    row[i] = EVENT_KINDS.index(v)
+                elif i == cards:
+                    if v is not None:
+                        texts[r] = v
+                elif v is not None:
+                    row[i] = v
+        return EventRows(rows, texts)
 
 
 @dataclass
@@ -35,6 +68,10 @@ class GameRecord:
     names: list[str] | None = None  # seat names (imported games); None: the seat number
     first_seat: int = 0
     compiled: bool = False  # played on the compiled kernel (`agents/compiled.py`), not the Python step loop
+    # events and snapshots after those in `state` (the kernel's, when the game asked for them as arrays): event rows,
+    # and one snapshot per row as (turn, player, owners..., armies...)
+    more_events: EventRows | None = None
+    more_snapshots: np.ndarray | None = None
 
     @property
     def winner(self) -> int:
@@ -60,16 +97,59 @@ SCHEMAS: dict[str, pa.Schema] = {
 TABLES = tuple(SCHEMAS)
 
 
-def _const(schema: pa.Schema, n: int, run: str) -> dict[str, pa.Array]:
+def _const(n: int, run: str) -> dict[str, pa.Array]:
     return {"run": pa.array([run] * n, STR), "engine_version": pa.array([ENGINE_VERSION] * n, STR)}
+
+
+def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, pa.Array]:
+    blocks, texts, at = [], {}, 0
+    for rec in records:
+        for part in (EventRows.from_log(rec.state.log), rec.more_events):
+            if part is None:
+                continue
+            blocks.append(part.rows)
+            texts.update((at + r, text) for r, text in part.cards.items())
+            at += len(part.rows)
+    rows = np.concatenate(blocks) if blocks else np.zeros((0, len(EVENT_FIELDS)), np.int64)
+    lengths = [len(r.state.log) + (len(r.more_events.rows) if r.more_events else 0) for r in records]
+    schema = SCHEMAS["events"]
+    out = {"game_id": pa.array(np.repeat(np.asarray(game_ids, np.int64), lengths), I32)}
+    for name in EVENT_FIELDS:
+        col = rows[:, FIELD[name]]
+        kind = schema.field(name).type
+        if name in ("phase", "kind"):
+            out[name] = pa.array(np.asarray(PHASES if name == "phase" else EVENT_KINDS, dtype=object)[col], kind)
+        elif name == "cards":
+            cards = [None] * len(rows)
+            for r, text in texts.items():
+                cards[r] = text
+            out[name] = pa.array(cards, kind)
+        elif name == "conquered":
+            out[name] = pa.array(col == 1, kind, mask=col < 0)
+        else:
+            out[name] = pa.array(col, kind, mask=col < 0)
+    return out
+
+
+def _snapshot_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, np.ndarray]:
+    blocks = []
+    for gid, rec in zip(game_ids, records):
+        n = rec.state.board.n_territories
+        shots = [np.concatenate([[turn, player], owner, armies]) for turn, player, owner, armies in rec.state.snapshots]
+        for part in (np.array(shots, np.int64).reshape(-1, 2 + 2 * n), rec.more_snapshots):
+            if part is not None and len(part):
+                m = len(part)
+                blocks.append({"game_id": np.full(m * n, gid), "turn": np.repeat(part[:, 0], n),
+                               "player": np.repeat(part[:, 1], n), "territory": np.tile(np.arange(n), m),
+                               "owner": part[:, 2:2 + n].ravel(), "armies": part[:, 2 + n:].ravel()})
+    names = ("game_id", "turn", "player", "territory", "owner", "armies")
+    return {k: np.concatenate([b[k] for b in blocks]) if blocks else np.zeros(0, np.int64) for k in names}
 
 
 def records_to_tables(run: str, game_ids: list[int], records: list[GameRecord]) -> dict[str, pa.Table]:
     """Column-wise Arrow tables for a chunk of games (ordered by game id, so output bytes are deterministic)."""
     games = {k: [] for k in ("game_id", "seed", "n_players", "first_seat", "winner", "end_reason", "turns", "actions")}
     players = {k: [] for k in ("game_id", "player", "agent", "name", "mission", "mission_index", "won")}
-    events = {k: [] for k in ("game_id",) + EVENT_FIELDS}
-    snaps = {k: [] for k in ("game_id", "turn", "player", "territory", "owner", "armies")}
     for gid, rec in zip(game_ids, records):
         st = rec.state
         for k, v in (("game_id", gid), ("seed", rec.seed), ("n_players", st.n_players),
@@ -83,27 +163,14 @@ def records_to_tables(run: str, game_ids: list[int], records: list[GameRecord]) 
                          ("mission", m.name if m else None), ("mission_index", m.index if m else None),
                          ("won", st.winner == p)):
                 players[k].append(v)
-        events["game_id"].extend([gid] * len(st.log))
-        for i, name in enumerate(EVENT_FIELDS):
-            events[name].extend(row[i] for row in st.log)
-        n = st.board.n_territories
-        for turn, player, owner, armies in st.snapshots:
-            snaps["game_id"].append(np.full(n, gid))
-            snaps["turn"].append(np.full(n, turn))
-            snaps["player"].append(np.full(n, player))
-            snaps["territory"].append(np.arange(n))
-            snaps["owner"].append(owner)
-            snaps["armies"].append(armies)
-    for key in ("game_id", "turn", "player", "territory", "owner", "armies"):
-        snaps[key] = np.concatenate(snaps[key]) if snaps[key] else np.zeros(0, dtype=np.int64)
     out = {}
-    for name, cols in (("games", games), ("players", players), ("events", events), ("snapshots", snaps)):
+    for name, cols in (("games", games), ("players", players), ("events", _event_arrays(game_ids, records)),
+                       ("snapshots", _snapshot_arrays(game_ids, records))):
         schema = SCHEMAS[name]
-        n = len(cols["game_id"])
-        arrays = _const(schema, n, run)
+        arrays = _const(len(cols["game_id"]), run)
         for column in schema:
             if column.name not in arrays:
-                arrays[column.name] = pa.array(cols[column.name], type=column.type)
+                values = cols[column.name]
+                arrays[column.name] = values if isinstance(values, pa.Array) else pa.array(values, type=column.type)
         out[name] = pa.Table.from_arrays([arrays[f.name] for f in schema], schema=schema)
     return out
-

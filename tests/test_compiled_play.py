@@ -154,3 +154,23 @@ def test_a_seat_without_a_legal_move_is_an_error_on_both_paths():
         broken.chance = RngChance(np.random.default_rng(0))
         with pytest.raises(IllegalAction):
             play(broken, np.random.default_rng(0), state.turn + 4)
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=["mission-4", "domination-3-capped", "mission-5-domination-cards"])
+def test_the_kernels_trace_rows_are_its_log(config):
+    # simulate writes traces from the kernel's arrays; they must hold what the engine's tuples hold
+    from riskcore.trace import EventRows
+
+    for seed in range(3):
+        agents = ["mission", "domination", "mission:focus=1", "domination", "mission"][:config.n_players]
+        tuples = play_game(config, agents, seed)
+        rows = play_game(config, agents, seed, as_rows=True)
+        assert rows.more_events is not None and len(rows.more_snapshots) and not rows.state.snapshots
+        whole, head = EventRows.from_log(tuples.state.log), EventRows.from_log(rows.state.log)
+        assert np.array_equal(whole.rows, np.concatenate([head.rows, rows.more_events.rows]))
+        start = len(head.rows)
+        assert whole.cards == {**head.cards, **{start + r: t for r, t in rows.more_events.cards.items()}}
+        assert any(" " in t for t in whole.cards.values())  # trades and draws were compared
+        n = tuples.state.board.n_territories
+        assert np.array_equal(np.array([np.concatenate([[t, p], o, a]) for t, p, o, a in tuples.state.snapshots]),
+                              rows.more_snapshots) and rows.more_snapshots.shape[1] == 2 + 2 * n

@@ -3,8 +3,9 @@ forms they match.
 
 - `play_on(state, rng, stop_turn)`: a playout: `domination` agents play on until the game ends or `stop_turn`
   begins, chance and every seat's tie-breaks drawn from `rng` (`mcs`); `play_on_reference` is its Python form.
-- `play_out(state, agents, rngs, chance_rng)`: the rest of a game whose seats are all plain `mission` or
-  `domination` agents, events and snapshots recorded as the engine records them (`game.play_game`).
+- `play_out(state, agents, rngs, chance_rng, as_rows)`: the rest of a game whose seats are all plain `mission` or
+  `domination` agents, events and snapshots recorded as the engine records them (`game.play_game`), or kept as
+  trace rows (`riskcore simulate` writes them to Parquet with no Python object per value).
 
 The kernel draws the same numbers from the same generators in the same order as the engine and the agents, so both
 forms end in the same state, with the same log (tests/test_compiled_play.py).
@@ -29,6 +30,7 @@ from riskcore.engine.chance import RngChance
 from riskcore.engine.config import GameConfig
 from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
 from riskcore.engine.rules import END_REASONS, EVENT_KINDS, MISSION_KINDS, PHASES
+from riskcore.trace import FIELD, EventRows
 
 _PHASES = {name: PHASES.index(name) for name in (SETUP, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER)}  # the kernel's
 # How the compiled game honours each rule option; a `GameConfig` field missing here is refused (and a test fails
@@ -60,9 +62,12 @@ def play_on(state: GameState, rng: np.random.Generator, stop_turn: int) -> None:
 
 
 def play_out(state: GameState, agents: list[Agent], rngs: list[np.random.Generator],
-             chance_rng: np.random.Generator) -> int:
-    """Play the game to its end on the kernel, logging as the engine does; returns the actions taken."""
-    return _play(state, agents, rngs, chance_rng, 1 << 62, record=True)
+             chance_rng: np.random.Generator, as_rows: bool = False
+             ) -> tuple[int, tuple[EventRows, np.ndarray] | None]:
+    """Play the game to its end on the kernel, logging as the engine does; returns the actions taken. With
+    `as_rows` the kernel's events and snapshots are returned as trace rows (`trace.EventRows`, one snapshot per row)
+    instead of joining the state's log as Python tuples."""
+    return _play(state, agents, rngs, chance_rng, 1 << 62, record=True, as_rows=as_rows)
 
 
 def compile_kernel() -> None:
@@ -75,7 +80,7 @@ def compile_kernel() -> None:
 
 
 def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np.random.Generator, stop_turn: int,
-          record: bool) -> int:
+          record: bool, as_rows: bool = False) -> tuple[int, tuple[EventRows, np.ndarray] | None]:
     if state.phase not in _PHASES:
         raise ValueError(f"the compiled game starts after the deal, not in phase {state.phase!r}")
     p, n = state.n_players, state.board.n_territories
@@ -106,7 +111,10 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     if status != K.DONE:
         raise IllegalAction(f"compiled game: seat {int(sc[R.CURRENT])} has no legal move in phase "
                             f"{PHASES[int(sc[R.PHASE])]!r} at turn {int(sc[R.TURN])}")
-    if record:
+    rows = None
+    if as_rows:
+        rows = _trace_rows(len(state.log), sc, log)
+    elif record:
         _write_log(state, sc, log)
     state.owner[:], state.armies[:], state.eliminated_by[:] = owner, armies, eliminated_by
     state.alive, state.setup_left = alive.tolist(), setup_left.tolist()
@@ -120,7 +128,30 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     state.occupy = (int(sc[R.OCC_SRC]), int(sc[R.OCC_DST]), int(sc[R.OCC_LOW])) if state.phase == OCCUPY else None
     state.winner = int(sc[R.WINNER])
     state.end_reason = END_REASONS[int(sc[R.REASON])] or state.end_reason
-    return int(sc[R.ACTIONS])
+    return int(sc[R.ACTIONS]), rows
+
+
+# the trace's event fields and the kernel's columns that hold them
+_FIELD_COLUMNS = [(FIELD[name], col) for name, col in (
+    ("turn", R.E_TURN), ("player", R.E_PLAYER), ("phase", R.E_PHASE), ("kind", R.E_KIND), ("src", R.E_SRC),
+    ("dst", R.E_DST), ("armies", R.E_ARMIES), ("attacker_dice", R.E_A_DICE), ("defender_dice", R.E_D_DICE),
+    ("attacker_losses", R.E_A_LOSS), ("defender_losses", R.E_D_LOSS), ("conquered", R.E_CONQUERED),
+    ("opponent", R.E_OPPONENT), ("stop_at", R.E_STOP_AT))]
+
+
+def _trace_rows(first_seq: int, sc: np.ndarray, log: tuple[np.ndarray, ...]) -> tuple[EventRows, np.ndarray]:
+    """The kernel's buffers as trace rows: events numbered on from `first_seq`, and the snapshots."""
+    events, cards, shots = log
+    kernel = events[:sc[R.N_EVENTS]]
+    rows = np.full((len(kernel), len(FIELD)), -1, dtype=np.int64)
+    rows[:, FIELD["seq"]] = np.arange(first_seq, first_seq + len(kernel))
+    for field, col in _FIELD_COLUMNS:
+        rows[:, field] = kernel[:, col]
+    card_ids = cards[:sc[R.N_CARDS]].tolist()
+    with_cards = np.flatnonzero(kernel[:, R.E_CARDS_LEN] > 0)
+    spans = kernel[with_cards][:, [R.E_CARDS_START, R.E_CARDS_LEN]].tolist()
+    texts = {int(r): " ".join(map(str, card_ids[start:start + n])) for r, (start, n) in zip(with_cards, spans)}
+    return EventRows(rows, texts), shots[:sc[R.N_SNAPSHOTS]].copy()
 
 
 def _write_log(state: GameState, sc: np.ndarray, log: tuple[np.ndarray, ...]) -> None:
