@@ -98,7 +98,7 @@ TABLES = tuple(SCHEMAS)
 
 
 def _const(n: int, run: str) -> dict[str, pa.Array]:
-    return {"run": pa.array([run] * n, STR), "engine_version": pa.array([ENGINE_VERSION] * n, STR)}
+    return {"run": pa.repeat(pa.scalar(run, STR), n), "engine_version": pa.repeat(pa.scalar(ENGINE_VERSION, STR), n)}
 
 
 def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, pa.Array]:
