@@ -589,6 +589,8 @@ def main(argv: list[str] | None = None) -> int:
         from riskcore.publish import Interrupted
 
         said = str(exc) if isinstance(exc, Interrupted) else "stopped; nothing half-written was kept"
+        if args.command == "simulate":
+            said += "; the chunks of games it finished are kept, and the same command plays the rest"
         print(f"riskcore {args.command}: {said}", file=sys.stderr)
         return 130
     finally:

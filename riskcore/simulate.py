@@ -1,9 +1,14 @@
 """Simulate a run of seeded games and land it as Parquet traces registered in DuckDB.
 
-Game `g` of run seed `S` gets the integer seed drawn from `SeedSequence(S).spawn(n)[g]`, and seat `s` plays
-agent `agents[(s + g) mod n_players]` (the agent list cycled to the player count), so every agent sits in every
-seat equally often. Games are simulated in fixed chunks (one Parquet file per chunk and table); the chunking does
-not depend on the worker count, so the same seed and config give byte-identical files however the work is spread.
+Game `g` of run seed `S` gets the integer seed drawn from `SeedSequence(S).spawn(n)[g]` (computed on its own as
+`SeedSequence(S, spawn_key=(g,))`, the same sequence), and seat `s` plays agent `agents[(s + g) mod n_players]`
+(the agent list cycled to the player count), so every agent sits in every seat equally often. Games are simulated
+in fixed chunks (one Parquet file per chunk and table); the chunking does not depend on the worker count, so the
+same seed and config give byte-identical files however the work is spread.
+
+A run resumes: each finished chunk is kept in a hidden directory beside the run's place (`.partial-run=NAME`, with
+the run's spec), so the same command after a kill plays only the chunks that were missing. A different spec or
+engine version starts afresh.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,7 +31,7 @@ from riskcore.db import DatabaseLocked, publish_dir
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.publish import seal
-from riskcore.storage import check_name, remove_leftovers, staging_dir, write_parquet
+from riskcore.storage import alive, check_name, remove_leftovers, write_parquet, write_text
 from riskcore.trace import records_to_tables
 
 
@@ -69,9 +75,16 @@ class RunSpec:
         return json.dumps(d, sort_keys=True)
 
 
+def game_seed(seed: int, game_id: int) -> int:
+    """Game `game_id`'s independent 63-bit seed derived from the run seed (`SeedSequence(seed).spawn(n)[game_id]`
+    for any n above the id, without making the n sequences)."""
+    child = np.random.SeedSequence(seed, spawn_key=(game_id,))
+    return int(child.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
 def game_seeds(seed: int, n: int) -> list[int]:
-    """Independent 63-bit game seeds derived from the run seed."""
-    return [int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)) for ss in np.random.SeedSequence(seed).spawn(n)]
+    """The seeds of games 0..n-1."""
+    return [game_seed(seed, g) for g in range(n)]
 
 
 def seat_agents(agents: tuple[str, ...], n_players: int, game_id: int) -> list[str]:
@@ -87,11 +100,51 @@ def simulate_chunk(spec: RunSpec, game_ids: list[int], seeds: list[int]) -> dict
     return records_to_tables(spec.run, game_ids, records)
 
 
+def play_chunk(spec: RunSpec, lo: int, hi: int) -> dict[str, pa.Table]:
+    """Games lo..hi-1 of the run (a task: its seeds are derived where it runs)."""
+    ids = list(range(lo, hi))
+    return simulate_chunk(spec, ids, [game_seed(spec.seed, g) for g in ids])
+
+
 def runs_table(spec: RunSpec) -> pa.Table:
     return pa.table({"run": [spec.run], "seed": pa.array([spec.seed], pa.int64()),
                      "engine_version": [ENGINE_VERSION], "config": [spec.to_json()],
                      "games": pa.array([spec.games], pa.int32()), "agents": [",".join(spec.agents)],
                      "mode": [spec.config.mode], "n_players": pa.array([spec.config.n_players], pa.int8())})
+
+
+def partial_dir(final: Path) -> Path:
+    """Where a run's finished chunks wait until the whole run is played: beside its final place, hidden."""
+    return final.with_name(f".partial-{final.name}")
+
+
+def _resume(partial: Path, spec: RunSpec) -> set[int]:
+    """The chunks of `spec` already played into `partial`; a partial run of another spec is removed. Refuses a
+    partial run that a live process is still playing."""
+    recorded = {"spec": json.loads(spec.to_json()), "engine_version": ENGINE_VERSION}
+    owner, spec_file = partial / "owner", partial / "spec.json"
+    if owner.exists():
+        pid = int(owner.read_text() or 0)
+        if pid != os.getpid() and alive(pid):
+            raise RuntimeError(f"run {spec.run!r} is being simulated by process {pid} ({partial})")
+    if partial.exists() and not (spec_file.exists() and json.loads(spec_file.read_text()) == recorded):
+        shutil.rmtree(partial)  # another run's games, or a run stopped while it was being published
+    partial.mkdir(parents=True, exist_ok=True)
+    write_text(spec_file, json.dumps(recorded, sort_keys=True))
+    write_text(owner, str(os.getpid()))
+    done = partial / "done"
+    return {int(f.name) for f in done.iterdir()} if done.is_dir() else set()
+
+
+def _part_name(spec: RunSpec, chunk: int) -> str:
+    width = max(5, len(str((spec.games - 1) // spec.chunk)))  # file names sort in game order
+    return f"part-{chunk:0{width}d}.parquet"
+
+
+def _keep_chunk(partial: Path, spec: RunSpec, chunk: int, tables: dict[str, pa.Table]) -> None:
+    for name, table in tables.items():
+        write_parquet(table, partial / name / _part_name(spec, chunk))
+    write_text(partial / "done" / str(chunk), "")  # last: a chunk marked done has all its tables
 
 
 def pending_dir(final: Path) -> Path:
@@ -120,7 +173,8 @@ def simulate(spec: RunSpec, data_dir: Path | None = None, workers: int | None = 
     """Run the games, write `traces/run=NAME/<table>/part-*.parquet`, register in DuckDB; return row counts.
 
     All files are staged in a hidden directory, then published with their rows (`riskcore.publish`): an
-    interruption at any instant leaves the previous run or the new one, complete.
+    interruption at any instant leaves the previous run or the new one, complete, and the same call again plays
+    only the chunks the interrupted one had not finished.
     """
     return simulate_many([spec], data_dir, workers, dask_address, progress, desc=f"simulate {spec.run}")[spec.run]
 
@@ -135,34 +189,38 @@ def simulate_many(specs: list[RunSpec], data_dir: Path | None = None, workers: i
     data_dir = paths.data_dir(data_dir)
     remove_leftovers(paths.traces_dir(data_dir))  # staging a killed run left behind
     finals = [paths.traces_dir(data_dir) / f"run={s.run}" for s in specs]
-    stages = [staging_dir(f) for f in finals]
+    partials = [partial_dir(f) for f in finals]
     counts = {}
-    try:
-        tasks, owner = [], []
-        for k, spec in enumerate(specs):
-            seeds = game_seeds(spec.seed, spec.games)
-            for i, lo in enumerate(range(0, spec.games, spec.chunk)):
-                ids = list(range(lo, min(lo + spec.chunk, spec.games)))
-                tasks.append((spec, ids, [seeds[g] for g in ids]))
+    tasks, owner, played = [], [], 0
+    for k, (spec, partial) in enumerate(zip(specs, partials)):
+        done = _resume(partial, spec)
+        played += len(done)
+        for i, lo in enumerate(range(0, spec.games, spec.chunk)):
+            if i not in done:
+                tasks.append((spec, lo, min(lo + spec.chunk, spec.games)))
                 owner.append((k, i))
-        for t, tables in run_tasks(simulate_chunk, tasks, workers, dask_address, desc=desc, progress=progress):
-            k, i = owner[t]
-            for name, table in tables.items():
-                write_parquet(table, stages[k] / name / f"part-{i:05d}.parquet")
-        for spec, stage, final in zip(specs, stages, finals):
-            write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
-            seal(stage, "traces", {"run": spec.run})
-            try:
-                counts[spec.run] = _publish(spec.run, stage, final, data_dir, keep_staged=True)
-            except DatabaseLocked as exc:  # the games are played: keep them for `riskcore db --register`
-                kept = pending_dir(final)
-                if kept.exists():
-                    shutil.rmtree(kept)
-                os.replace(stage, kept)
-                raise DatabaseLocked(f"{exc}; the games of run {spec.run!r} are kept in {kept}: register them with "
-                                     f"`riskcore db --register {spec.run}`") from None
-    finally:
-        for stage in stages:
-            if stage.exists():
-                shutil.rmtree(stage, ignore_errors=True)
+    if played and progress:
+        print(f"{desc}: {played} chunk(s) already played, {len(tasks)} to play", file=sys.stderr)
+    for t, tables in run_tasks(play_chunk, tasks, workers, dask_address, desc=desc, progress=progress):
+        k, i = owner[t]
+        _keep_chunk(partials[k], specs[k], i, tables)
+    for spec, stage, final in zip(specs, partials, finals):
+        for name in ("spec.json", "owner"):  # the spec first: a run stopped from here on is not resumed
+            (stage / name).unlink()
+        shutil.rmtree(stage / "done", ignore_errors=True)
+        for unfinished in stage.rglob("*.tmp"):  # a file a killed run was writing
+            unfinished.unlink()
+        write_parquet(runs_table(spec), stage / "runs" / "part-00000.parquet")
+        seal(stage, "traces", {"run": spec.run})
+        try:
+            counts[spec.run] = _publish(spec.run, stage, final, data_dir, keep_staged=True)
+        except DatabaseLocked as exc:  # the games are played: keep them for `riskcore db --register`
+            kept = pending_dir(final)
+            if kept.exists():
+                shutil.rmtree(kept)
+            os.replace(stage, kept)
+            raise DatabaseLocked(f"{exc}; the games of run {spec.run!r} are kept in {kept}: register them with "
+                                 f"`riskcore db --register {spec.run}`") from None
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)  # published (moved away) or kept as pending
     return counts

@@ -105,17 +105,29 @@ def test_a_failed_commit_reports_its_own_cause(tmp_path, monkeypatch):
     assert "no transaction is active" not in str(err.value)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_stops_the_workers_and_removes_the_staging(tmp_path, sig):
-    marker = str(tmp_path)
-    proc = subprocess.Popen(RISKCORE + ["simulate", "--run", "big", "--games", "4000", "--chunk", "5", "--workers",
-                                        "2", "--quiet", "--data-dir", marker], stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_default_signals)
-    traces = tmp_path / "traces"
+def _played_chunks(traces: Path) -> list[str]:
+    done = traces / ".partial-run=big" / "done"
+    return sorted(p.name for p in done.iterdir()) if done.is_dir() else []
+
+
+def _start_big_run(data: Path, games: int = 4000, **kw) -> subprocess.Popen:
+    return subprocess.Popen(RISKCORE + ["simulate", "--run", "big", "--games", str(games), "--chunk", "5",
+                                        "--workers", "2", "--quiet", "--data-dir", str(data)], **kw)
+
+
+def _wait_for_chunks(traces: Path, at_least: int) -> None:
     deadline = time.time() + 60
-    while not any(traces.glob(".tmp-run=big-*/games/*.parquet")) and time.time() < deadline:
-        time.sleep(0.2)
-    assert any(traces.glob(".tmp-run=big-*")), "the run never started writing"
+    while len(_played_chunks(traces)) < at_least and time.time() < deadline:
+        time.sleep(0.1)
+    assert len(_played_chunks(traces)) >= at_least, "the run never finished a chunk"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_workers_and_keeps_only_finished_chunks(tmp_path, sig):
+    marker = str(tmp_path)
+    proc = _start_big_run(tmp_path, stderr=subprocess.PIPE, text=True, preexec_fn=_default_signals)
+    traces = tmp_path / "traces"
+    _wait_for_chunks(traces, 1)
     proc.send_signal(sig)
     try:
         code = proc.wait(timeout=60)
@@ -125,29 +137,59 @@ def test_a_signal_stops_the_workers_and_removes_the_staging(tmp_path, sig):
         proc.kill()
         pytest.fail(f"no exit 60 s after {sig!r}; its stacks:\n{proc.stderr.read()[-8000:]}")
     assert code == 130
-    assert "stopped" in proc.stderr.read()
+    assert "the same command plays the rest" in proc.stderr.read()
     time.sleep(1)
     assert _processes_with(marker) == []  # no worker left behind
-    assert list(traces.iterdir()) == []  # no staging, no half run
+    assert [p.name for p in traces.iterdir()] == [".partial-run=big"]  # no staging, no half run in place
+    partial = traces / ".partial-run=big"
+    for chunk in _played_chunks(traces):  # a chunk marked played has all its tables
+        assert all((partial / t / f"part-{int(chunk):05d}.parquet").exists()
+                   for t in ("games", "players", "events", "snapshots"))
 
 
-def test_a_killed_runs_workers_die_with_it_and_the_next_run_removes_its_staging(tmp_path):
-    marker = str(tmp_path)
-    proc = subprocess.Popen(RISKCORE + ["simulate", "--run", "big", "--games", "4000", "--chunk", "5", "--workers",
-                                        "2", "--quiet", "--data-dir", marker], stderr=subprocess.DEVNULL)
-    traces = tmp_path / "traces"
-    deadline = time.time() + 60
-    while not any(traces.glob(".tmp-run=big-*/games/*.parquet")) and time.time() < deadline:
-        time.sleep(0.2)
+def test_a_killed_run_resumes_where_it_stopped_and_writes_what_an_unbroken_run_writes(tmp_path):
+    marker = str(tmp_path / "broken")
+    proc = _start_big_run(tmp_path / "broken", games=400, stderr=subprocess.DEVNULL)
+    traces = tmp_path / "broken" / "traces"
+    _wait_for_chunks(traces, 3)
     proc.kill()
     proc.wait()
     deadline = time.time() + 20
     while _processes_with(marker) and time.time() < deadline:
         time.sleep(0.2)
-    assert _processes_with(marker) == []
-    assert any(traces.glob(".tmp-run=big-*"))  # what the killed run left ...
-    assert main(SIM + ["--data-dir", marker]) == 0
-    assert [p.name for p in traces.iterdir()] == ["run=c"]  # ... the next run removed
+    assert _processes_with(marker) == []  # its workers died with it
+    kept = len(_played_chunks(traces))
+    assert 3 <= kept < 80
+    again = subprocess.run(RISKCORE + ["simulate", "--run", "big", "--games", "400", "--chunk", "5", "--workers",
+                                       "2", "--data-dir", marker], capture_output=True, text=True, check=True)
+    assert f"{kept} chunk(s) already played, {80 - kept} to play" in again.stderr
+    assert [p.name for p in traces.iterdir()] == ["run=big"]
+    assert main(["simulate", "--run", "big", "--games", "400", "--chunk", "5", "--workers", "2", "--quiet",
+                 "--data-dir", str(tmp_path / "unbroken")]) == 0
+    files = {str(p.relative_to(traces)): p.read_bytes() for p in sorted(traces.rglob("*.parquet"))}
+    assert files == {str(p.relative_to(tmp_path / "unbroken" / "traces")): p.read_bytes()
+                     for p in sorted((tmp_path / "unbroken" / "traces").rglob("*.parquet"))}
+
+
+def test_a_run_another_process_is_playing_is_refused(tmp_path, capsys):
+    partial = tmp_path / "traces" / ".partial-run=c"
+    partial.mkdir(parents=True)
+    (partial / "owner").write_text(str(os.getppid()))  # a live process
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 2
+    assert f"run 'c' is being simulated by process {os.getppid()}" in capsys.readouterr().err
+    assert (partial / "owner").read_text() == str(os.getppid())
+
+
+def test_a_partial_run_of_another_spec_is_played_afresh(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    partial = tmp_path / "traces" / ".partial-run=c"
+    (partial / "events").mkdir(parents=True)
+    (partial / "events" / "part-00007.parquet").write_bytes(b"another run's chunk")
+    (partial / "spec.json").write_text('{"spec": {"games": 40}}')
+    assert main(SIM + data) == 0
+    run = tmp_path / "traces" / "run=c"
+    assert sorted(p.name for p in (run / "events").iterdir()) == ["part-00000.parquet", "part-00001.parquet"]
+    assert not partial.exists()
 
 
 def test_files_and_folders_follow_the_umask(tmp_path):
