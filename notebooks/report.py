@@ -31,19 +31,19 @@ from IPython.display import HTML, Markdown, display
 
 from riskcore import ENGINE_VERSION, paths
 from riskcore.db import query
+from riskcore.experiments.agents_report import AgentResults
 from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
-from riskcore.experiments.genetic import answers as ga_answers
 from riskcore.experiments.genetic import reference_engine
-from riskcore.experiments.generalisation_report import (REFERENCE_NAME, WITHOUT, YARDSTICK_NAME, Tables,
-                                                        riskcore_recogniser)
-from riskcore.experiments.recognition import REFERENCE_PHATT, experiment_runs, test_metrics, winners_vs_losers
+from riskcore.experiments.generalisation_report import (REFERENCE_NAME, YARDSTICK_NAME, Tables, riskcore_recogniser,
+                                                        span, verdict)
+from riskcore.experiments.headlines import readme_headlines
+from riskcore.experiments.recognition_report import RecognitionResults
 from riskcore.experiments.report import FIGURES, TITLE, write_headlines
 from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL
 from riskcore.experiments.search_report import SearchResults
 from riskcore.notebook import load_table
-from riskcore.recognition.recognisers import Recogniser
-from riskcore.verdicts import HALF_WIDTH, direction, leaders_sentence, rate_difference, undecided
+from riskcore.verdicts import HALF_WIDTH, direction
 
 STYLE = """<style>
 .jp-RenderedHTMLCommon table { font-size: 0.78em; display: block; max-width: 100%; overflow-x: auto; }
@@ -78,33 +78,10 @@ def pct(x: float) -> str:
     return f"{x:.1%}"
 
 
-# ---- recognition numbers -------------------------------------------------------------------------------------------
-test_runs = experiment_runs("test")
-m = test_metrics()
-recs = {s: Recogniser.from_spec(s) for s in m.setting.unique()}
-main = m[(m.subset == "all") & ~m.ablation]
-games = query("SELECT count(*) AS n FROM games WHERE run = ?",
-              [test_runs.set_index("focus").run[default_focus]]).n[0]
-
-
-def metric(setting: str, name: str, point: float, focus: float = default_focus) -> tuple[float, float, float]:
-    r = main[(main.setting == setting) & (main.metric == name) & (main.point == point) & (main.focus == focus)]
-    return float(r.value.iloc[0]), float(r.ci_low.iloc[0]), float(r.ci_high.iloc[0])
-
-
-def top1(setting: str, point: float, focus: float = default_focus) -> str:
-    v, lo, hi = metric(setting, "top1", point, focus)
-    return f"{pct(v)} [{pct(lo)}, {pct(hi)}]"
-
-
-def best_at(point: float, focus: float) -> str:
-    at = main[(main.focus == focus) & (main.metric == "top1") & (main.point == point)]
-    return at.sort_values("value").setting.iloc[-1]
-
-
+rec = RecognitionResults.load(default_focus)
 named = riskcore_recogniser()  # named on the generalisation families, calibrated there
-best = best_at(0.5, default_focus)  # exploration: the best of the recognisers tuned on the training runs
-best_label = recs[best].label
+best = rec.best_at(0.5)  # exploration: the best of the recognisers tuned on the training runs
+best_label = rec.recognisers[best].label
 uniform_ll = float(np.log(6))
 
 # %% [markdown]
@@ -166,15 +143,13 @@ table("traces-mission-completion")
 # ## Mission recognition
 
 # %%
-simple_early, simple_late = metric(REFERENCE_PHATT, "top1", 0.1)[0], metric(REFERENCE_PHATT, "top1", 1.0)[0]
-drift = "then drifts down" if simple_late < simple_early else "and keeps it"
-ll_named = [metric(named.setting, "log_loss", p)[0] for p in (0.1, 0.3, 0.5, 0.7, 1.0)]
-focus0 = main[(main.focus == 0) & (main.metric == "top1") & (main.point == 1.0)]
+simple_early, simple_late, drift = rec.reference_drift()
+ll_named = [rec.metric(named.setting, "log_loss", p)[0] for p in (0.1, 0.3, 0.5, 0.7, 1.0)]
 say(f"""
 **Question.** From the actions an observer sees, which of the six continent mission cards does a player hold, and
 how does that depend on how single-mindedly the player pursues it (its focus)?
 
-**What was done.** For each mission focus (0, 0.5, 0.8, 1) a training run and a test run of {games:,} four-player
+**What was done.** For each mission focus (0, 0.5, 0.8, 1) a training run and a test run of {rec.games:,} four-player
 games of `mission` agents use disjoint seeds; every number here comes from the test runs. riskcore's recogniser
 ({named.label}) is applied as the generalisation experiment named and calibrated it on riskcore's agent families
 (other games; the `mission` agent at its default focus among them): nothing of it is tuned on these runs.
@@ -187,11 +162,11 @@ logistic-regression classifier on trace features. Every recogniser observes setu
 window ends before the game-ending action, so the end state never gives the answer away.
 
 **What the figures show.** At focus {default_focus:g}, riskcore's recogniser names the right card for
-{top1(named.setting, 0.5)} of players at half of their window and {top1(named.setting, 1.0)} at its end; its log
+{rec.top1(named.setting, 0.5)} of players at half of their window and {rec.top1(named.setting, 1.0)} at its end; its log
 loss runs from {ll_named[0]:.2f} at 10% to {ll_named[-1]:.2f} at 100% (uniform: {uniform_ll:.2f}). The best tuned
-recogniser, {best_label}, reaches {top1(best, 0.5)} and {top1(best, 1.0)}. PHATT with the reference's weights
+recogniser, {best_label}, reaches {rec.top1(best, 0.5)} and {rec.top1(best, 1.0)}. PHATT with the reference's weights
 (1.0 / 0.98) reaches {pct(simple_early)} at 10% {drift} ({pct(simple_late)} at 100%). At focus 0 the best
-recogniser reaches {pct(focus0.value.max())} at the end (chance: 16.7%).
+recogniser reaches {pct(rec.best_top1_at_focus_zero())} at the end (chance: 16.7%).
 
 **What it means.** Players who pursue their mission reveal it, and a recogniser that models how they choose among
 their options reads it; one whose model was built on other agents reads the mission agents too. At focus 0 nothing
@@ -209,18 +184,8 @@ figure("convergence-examples", f"Card posteriors over the turns of three players
        "(true card in bold).", "Three line charts of the six card probabilities over the turns of one game each.")
 
 # %%
-sweep = query("SELECT * FROM phatt_sweep WHERE sweep = 'phatt_weights'")
-sweep["share"] = sweep.share.astype(float).round(2)
-train_mean = sweep[sweep.split == "train"].groupby(["focus", "kind", "inconsistent"]).log_loss.mean().reset_index()
-pick = train_mean.loc[train_mean.groupby("focus").log_loss.idxmin()].set_index("focus").loc[default_focus]
-at_test = sweep[(sweep.split == "test") & (sweep.focus == default_focus) & (sweep.share == 0.5)]
-chosen_test = at_test[(at_test.kind == pick.kind) & (at_test.inconsistent == pick.inconsistent)].top1.iloc[0]
-reference_test = at_test[(at_test.kind == "all") & (at_test.inconsistent == 0.98)].top1.iloc[0]
-wl = winners_vs_losers(named.setting, 0.5)
-wl_at = wl.set_index("focus").loc[default_focus]
-wl_answer = ("winners give their missions away more than losers" if wl_at.ci_low > 0 else
-             "losers give their missions away more than winners" if wl_at.ci_high < 0 else
-             undecided(int(wl_at.games), wl_at.ci_low, wl_at.ci_high))
+pick, chosen_test, reference_test = rec.phatt_weights()
+wl, wl_at, wl_answer = rec.winners(named.setting)
 say(f"""
 ### PHATT weights, and winners against losers
 
@@ -257,39 +222,12 @@ figure("accuracy-winners-losers", "Winners and losers: top-1 at 50% observed (95
 
 # %%
 gen = Tables()
-gen_games = query("SELECT run, count(*) AS n FROM games WHERE run IN (SELECT experiment_run FROM generalisation_runs "
-                  "WHERE run = 'generalisation') GROUP BY run").set_index("run").n
-gen_runs = gen.runs.set_index("family")
-riskcore_games = gen_games.reindex(gen_runs.experiment_run[gen.riskcore]).dropna()
-follows = gen_runs.follows_mission
-held_following = [f for f in gen.riskcore if follows[f] and gen.held(f)]
-held_blind = [f for f in gen.riskcore if not follows[f] and gen.held(f)]
+gval, gcell = gen.value, gen.cell
+riskcore_games = gen.riskcore_games()
+follows = gen.runs.set_index("family").follows_mission
+held_following, held_blind = gen.held_riskcore(True), gen.held_riskcore(False)
+helped, hurt = gen.setup_effect()
 named_label = named.label
-
-
-def gval(name: str, family: str, metric: str, point: float = 1.0) -> float:
-    return gen.value(name, family, metric, point)
-
-
-def gcell(name: str, family: str, metric: str, point: float = 1.0) -> str:
-    return gen.cell(name, family, metric, point)
-
-
-def span(values: list[float], spec: str = ".2f") -> str:
-    return f"{min(values):{spec}} to {max(values):{spec}}" if values else "none"
-
-
-def verdict(d) -> str:
-    """A paired difference's answer: decided better, decided worse, or not decided with the size that would."""
-    if d.ci_low > 0:
-        return "higher"
-    if d.ci_high < 0:
-        return "lower"
-    return undecided(int(d.games), d.ci_low, d.ci_high)  # the bootstrap resamples games
-
-
-helped = [f for f in gen.families if gen.diff(WITHOUT, f, "log_loss").ci_high < 0]
-hurt = [f for f in gen.families if gen.diff(WITHOUT, f, "log_loss").ci_low > 0]
 say(f"""
 **Question.** Does riskcore's recogniser read missions from play it was not built from: riskcore's other agent
 families, and the games of other programs? And on the reference study's own AI, does it beat the reference's own
@@ -375,26 +313,9 @@ figure("generalisation-everyone", "Every recogniser on every family at 100% of t
 # ## Game-playing agents
 
 # %%
-rr = query("SELECT * FROM tournament_results WHERE tournament = 'round-robin' ORDER BY win_rate DESC, bt_elo DESC")
-bw = query("SELECT * FROM aware_sweep WHERE tournament = 'aware' ORDER BY belief_weight")
-val = query("SELECT * FROM ga_validation WHERE sweep = 'genetic_tuning'").iloc[0]
-yard = query("SELECT * FROM ga_yardstick WHERE sweep = 'genetic_tuning' ORDER BY generation")
-mc = load_table("mcrl-agreement").set_index("side")
-rr_sentence = leaders_sentence(rr)
-base = bw.iloc[0]
-versus = [(w.belief_weight, *rate_difference(int(w.wins), int(w.games), int(base.wins), int(base.games)))
-          for w in bw.iloc[1:].itertuples()]
-better = [x for x in versus if x[2] > 0]
-worse = [x for x in versus if x[3] < 0]
-widest = max(versus, key=lambda x: x[3] - x[2])
-recognition_wins = ("yes" if better else "no" if worse else undecided(int(base.games), widest[2], widest[3]))
-ga_beat, ga_progress = ga_answers(val, yard)
-
-
-def mc_row(side: str, column: str) -> float:
-    return float(mc.loc[side, column])
-
-
+agents = AgentResults.load(load_table)
+rr, bw, base, versus, mc_row = agents.round_robin, agents.belief, agents.base, agents.versus(), agents.dice
+rr_sentence, recognition_wins = agents.leaders, agents.recognition_wins()
 say(f"""
 **Questions.** (1) Which agent is strongest in a two-player game? (2) Does recognising the opponents' missions win
 games? (3) Do the minimax agent's tuned weights beat equal weights, and did the genetic search improve anything?
@@ -422,8 +343,9 @@ Monte Carlo control of dice choices.
 (2) {recognition_wins.capitalize()}: the `aware` agent wins {pct(base.win_rate)} at belief weight 0 (plain mission
 play) and {"; ".join(f"{pct(w.win_rate)} at {w.belief_weight:g}" for w in bw.iloc[1:].itertuples())}; against
 weight 0 the differences are {"; ".join(f"{d:+.1%} [{lo:+.1%}, {hi:+.1%}] at {b:g}" for b, d, lo, hi in versus)}.
-{"Blocking the opponents' likely missions costs the aware agent more than it saves." if worse and not better else ""}
-(3) Reduced run. {ga_beat} {ga_progress}
+{"Blocking the opponents' likely missions costs the aware agent more than it saves." if agents.blocking_costs()
+ else ""}
+(3) Reduced run. {agents.ga_beat} {agents.ga_progress}
 (4) The learned attacker agrees with the optimum in {pct(mc_row("attacker", "learned: agrees with the optimum"))} of
 states and loses {mc_row("attacker", "learned: armies lost per battle"):.2f} armies per battle; always rolling the
 most dice agrees in {pct(mc_row("attacker", "most dice: agrees"))} and loses
@@ -603,49 +525,4 @@ say(f"""
 say("Figures in this report: " + ", ".join(f"`{f}`" for f in FIGURES) + ".")
 
 # %%
-# The README's results, word for word: every number from the tables this report reads (`make report` copies them)
-def diff_word(d) -> str:
-    return "higher" if d.ci_low > 0 else "lower" if d.ci_high < 0 else "not decided"
-
-
-rows = []
-for fam in gen.foreign:
-    dc, dr = gen.diff(REFERENCE_NAME, fam, "top1"), gen.diff(REFERENCE_NAME, fam, "top1_explanation")
-    rows.append(f"| {gen.label[fam]} ({gen.games(fam)}) | {gcell(NAMED, fam, 'top1')} / "
-                f"{gval(NAMED, fam, 'top1_explanation'):.3f} | {gval(REFERENCE_NAME, fam, 'top1'):.3f} / "
-                f"{gval(REFERENCE_NAME, fam, 'top1_explanation'):.3f} | {dc.difference:+.3f} ({diff_word(dc)}) / "
-                f"{dr.difference:+.3f} ({diff_word(dr)}) | {gval(YARDSTICK_NAME, fam, 'top1'):.3f} |")
-agents_line = f"in the two-player round robin, {rr_sentence}"
-search_rows = [f"| {name} | {pct(by.loc[(name, 2, full)].optimal)} | {pct(by.loc[(name, 3, full)].optimal)} |"
-               for name in ("GB", "GB+learned strikes", "AB turn + GB", "AB one turn shorter")
-               if (name, 2, full) in by.index and (name, 3, full) in by.index]  # no shorter search at 1 turn
-write_headlines(f"""
-The report, `reports/report.html`, gives every result with its method, figure and limits; the tables are in
-`reports/tables/`. These headlines are copied from it by `make report`.
-
-**Mission recognition, against the reference on the same players** (top-1 at 100% of the game, card level / the
-reference's reading, 95% intervals over games; [details](reports/generalisation.md)). riskcore's recogniser
-({named.label}) is named on riskcore's own agent families before any other program's play is scored, and
-nothing of it is fitted on that play; the reference's recogniser reproduces the reference study's own output
-exactly; the yardstick guesses the card whose continents got most of the player's placements.
-
-| games (number) | riskcore's recogniser | the reference's recogniser | difference | yardstick |
-|---|---|---|---|---|
-{chr(10).join(rows)}
-
-On riskcore's own mission-following agent families, each held out by code lineage, riskcore's recogniser reaches
-{span([gval(NAMED, f, "top1") for f in held_following])} top-1 at 100%; on the mission-blind ones
-{span([gval(NAMED, f, "top1") for f in held_blind])} (chance 0.167). No human games are in the repository (the
-reference's recordings are not redistributable); [docs/import.md](docs/import.md) gives the commands that score
-them for a user who has them.
-
-**Goal-based search** ({int(by.loc[("GB", 2, full)].positions)} positions per player count on the small board,
-{full} turns of look-ahead; share of positions where the first decision is as good as exhaustive search's;
-[details](docs/search.md)):
-
-| search | 2 players | 3 players |
-|---|---|---|
-{chr(10).join(search_rows)}
-
-**Agents** ([details](docs/agents.md)): {agents_line}.
-""")
+write_headlines(readme_headlines(gen, named, agents.leaders, s))  # the README's results, word for word

@@ -30,6 +30,7 @@ class Tables:
     """The generalisation tables of one data directory, with look-ups by family, recogniser, metric, point."""
 
     def __init__(self, data_dir: Path | None = None):
+        self.data_dir = data_dir
         read = lambda name: query(f"SELECT * FROM {name} WHERE run = ?", [KEY], data_dir)  # noqa: E731
         self.m, self.paired, self.fits = read("generalisation_metrics"), read("generalisation_paired"), \
             read("generalisation_fits")
@@ -74,6 +75,24 @@ class Tables:
 
     def games(self, family: str) -> int:
         return int(self.row(NAMED, family, "top1").games)
+
+    def riskcore_games(self) -> pd.Series:
+        """Games played by each riskcore family's run (the search agents' runs are smaller)."""
+        played = query("SELECT run, count(*) AS n FROM games WHERE run IN (SELECT experiment_run FROM "
+                       "generalisation_runs WHERE run = ?) GROUP BY run", [KEY], self.data_dir).set_index("run").n
+        return played.reindex(self.runs.set_index("family").experiment_run[self.riskcore]).dropna()
+
+    def held_riskcore(self, following: bool) -> list[str]:
+        """The held-out riskcore families whose agents follow their missions (or ignore them)."""
+        follows = self.runs.set_index("family").follows_mission
+        return [f for f in self.riskcore if follows[f] == following and self.held(f)]
+
+    def setup_effect(self) -> tuple[list[str], list[str]]:
+        """The families where setup placements and move-ins lower riskcore's recogniser's log loss (decided), and
+        those where they raise it."""
+        helped = [f for f in self.families if self.diff(WITHOUT, f, "log_loss").ci_high < 0]
+        hurt = [f for f in self.families if self.diff(WITHOUT, f, "log_loss").ci_low > 0]
+        return helped, hurt
 
     # ---- tables ---------------------------------------------------------------------------------------------
     def against_reference(self, point: float = 1.0) -> pd.DataFrame:
@@ -178,6 +197,19 @@ def riskcore_recogniser(data_dir: Path | None = None) -> Recogniser:
         raise DataError("riskcore's recogniser is named by the generalisation experiment: run `riskcore experiment "
                         "generalisation` (or `make generalisation`) first")
     return Recogniser.from_spec(spec.iloc[0])
+
+
+def span(values: list[float], spec: str = ".2f") -> str:
+    return f"{min(values):{spec}} to {max(values):{spec}}" if values else "none"
+
+
+def verdict(d: pd.Series) -> str:
+    """A paired difference's answer: decided better, decided worse, or not decided with the size that would."""
+    if d.ci_low > 0:
+        return "higher"
+    if d.ci_high < 0:
+        return "lower"
+    return undecided(int(d.games), d.ci_low, d.ci_high)  # the bootstrap resamples games
 
 
 def md(table: pd.DataFrame) -> str:
