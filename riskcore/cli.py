@@ -23,6 +23,11 @@ def _positive(text: str) -> int:
     return value
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    sizes = tuple(_positive(x) for x in text.split(","))
+    return sizes
+
+
 def _seed_list(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in text.split(","))
@@ -221,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--memory", action="store_true",
                    help="instead: peak memory of simulate (1,000, 5,000 and 10,000 games) and of feature "
                         "building, and the DuckDB file's size when a run is written again")
+    b.add_argument("--scale", type=_sizes, nargs="?", const="1000,10000,100000", default=None, metavar="SIZES",
+                   help="instead: simulate, the README's query and (at 10,000 games) every recogniser at growing "
+                        "numbers of games, whole process, with disk and peak memory; on a local Dask cluster too")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)
@@ -476,6 +484,15 @@ def cmd_summary(a) -> None:
 def cmd_bench(a) -> None:
     from riskcore.experiments.bench import bench_explore, bench_recognition, bench_search, run_bench
 
+    if a.scale:
+        from riskcore.experiments.bench_scale import RECOGNISED, bench_scale
+
+        sim, rec = bench_scale(a.scale, tuple(n for n in RECOGNISED if n in a.scale),
+                               tuple(n for n in (10_000,) if n in a.scale), out_dir=a.out_dir)
+        print(sim.to_string(index=False))
+        if len(rec):
+            print(rec.to_string(index=False))
+        return
     if a.dask_scaling:
         from riskcore.experiments.bench_scaling import bench_dask_scaling
 

@@ -51,3 +51,18 @@ def test_search_table_bench_finds_the_same_tree_under_every_bound(tmp_path):
     assert (df.groupby(["players", "position"]).nodes.nunique() == 1).all()
     assert (df.table_MB <= df.bound_MB).all()
     assert "transposition table" in (tmp_path / "search-table.md").read_text()
+
+
+def test_scale_bench_measures_the_whole_path_locally_and_on_dask(tmp_path, dask_cluster):
+    from riskcore.experiments.bench_scale import bench_scale
+
+    sim, rec = bench_scale(sizes=(20, 40), recognised=(20,), dask_sizes=(20,), recognisers=("goal:temperature=0.1",),
+                           out_dir=tmp_path, scratch=tmp_path, dask_address=dask_cluster, compiled_games=20)
+    assert list(sim.games) == [20, 40, 20] and list(sim["where"]) == ["local processes"] * 2 + ["Dask, local cluster"]
+    assert (sim.games_per_s > 0).all() and (sim.share_of_compiled > 0).all() and (sim.peak_MB > 50).all()
+    assert (sim.parquet_bytes_per_game > 500).all() and (sim.duckdb_bytes_per_game > 0).all()
+    assert list(rec.measure) == ["features (with the uniform prior)", "recognize goal:temperature=0.1"]
+    assert (rec.players_per_s > 0).all()
+    text = (tmp_path / "scale.md").read_text()
+    assert "## Recognition" in text and "share_of_compiled" in text and "processor" in text
+    assert not any(p.name.startswith("riskcore-scale-") for p in tmp_path.iterdir())  # the scratch folder is gone
