@@ -52,6 +52,8 @@ class EventRows:
                     if v is not None:
                         texts[r] = v
                 elif v is not None:
+                    if v < 0:  # -1 stands for None here: a negative value would turn into a null
+                        raise ValueError(f"event {event[0]} has {EVENT_FIELDS[i]} {v}: fields are never negative")
                     row[i] = v
         return EventRows(rows, texts)
 

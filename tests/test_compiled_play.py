@@ -174,3 +174,11 @@ def test_the_kernels_trace_rows_are_its_log(config):
         n = tuples.state.board.n_territories
         assert np.array_equal(np.array([np.concatenate([[t, p], o, a]) for t, p, o, a in tuples.state.snapshots]),
                               rows.more_snapshots) and rows.more_snapshots.shape[1] == 2 + 2 * n
+
+
+def test_a_negative_event_field_is_refused_not_written_as_none():
+    from riskcore.trace import EventRows
+
+    event = (0, 1, 0, "reinforce", "reinforce", None, 5, -2, None, None, None, None, None, None, None, None)
+    with pytest.raises(ValueError, match="armies -2"):
+        EventRows.from_log([event])
