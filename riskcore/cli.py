@@ -376,15 +376,14 @@ def cmd_show(a) -> None:
 
 
 def cmd_recognize(a) -> None:
-    from riskcore.recognition.pipeline import CHECKPOINTS, player_metrics, recognize
+    from riskcore.recognition.pipeline import mean_metrics, recognize
     from riskcore.recognition.recognisers import Recogniser
 
     rec = Recogniser.from_spec(a.recogniser)
     counts = recognize(a.run, rec, a.hypotheses, a.data_dir, a.rebuild_features, a.workers, a.dask,
                        progress=not a.quiet)
     print(f"run {a.run!r}, {rec.setting}: {counts.get('posteriors', 0)} posterior rows")
-    per = player_metrics(a.run, a.data_dir, settings=[rec.setting])
-    table = per[per.point.isin(CHECKPOINTS)].groupby("point")[["top1", "top3", "log_loss", "brier"]].mean()
+    table = mean_metrics(a.run, rec.setting, a.data_dir)
     print("card level, mean over players, by share of the observation window (no CIs: see `riskcore evaluate`):")
     print(table.rename_axis("observed").T.to_string(float_format=lambda v: f"{v:.3f}"))
 

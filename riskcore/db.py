@@ -159,7 +159,8 @@ def transaction(data_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnect
 
 def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None = None,
                  part: str = "part-00000", source: str | None = None) -> dict[str, int]:
-    """Write each table (DataFrame or Arrow) to data/DIRECTORY/KEY=VALUE/TABLE/PART.parquet and replace the rows
+    """Write each table (DataFrame, Arrow, or an iterator of Arrow tables of one schema, written as they come so
+    that only one is held) to data/DIRECTORY/KEY=VALUE/TABLE/PART.parquet and replace the rows
     matching `keys` in DuckDB, in one publication. `directory` must be one of `PARQUET_DIRS` and its key must come
     first in `keys`; further keys (a setting, a sweep point) let several parts share one directory. `source`: the
     trace generation the frames were derived from."""
@@ -174,7 +175,7 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
     import pyarrow as pa
 
     from riskcore.publish import Move, publish, seal
-    from riskcore.storage import remove_leftovers, staging_dir, write_parquet
+    from riskcore.storage import remove_leftovers, staging_dir, write_parquet, write_parquet_parts
 
     for _, keys, _ in items:
         if PARQUET_DIRS.get(directory) != next(iter(keys)):
@@ -189,6 +190,9 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
             tmp = stage / str(k)
             tmp.mkdir()
             for name, frame in frames.items():
+                if isinstance(frame, Iterator):  # tables as they are computed
+                    write_parquet_parts(frame, tmp / name / f"{part}.parquet")
+                    continue
                 table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
                 if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
                     write_parquet(table, tmp / name / f"{part}.parquet")

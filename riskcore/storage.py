@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -40,6 +40,26 @@ def write_parquet(table: pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd", use_dictionary=True, write_statistics=True)
+
+
+def write_parquet_parts(tables: Iterable[pa.Table], path: Path) -> int:
+    """Tables of one schema into one Parquet file, a row group each, holding one table in memory at a time
+    (deterministic, written atomically); returns the rows written. An empty iterable writes nothing."""
+    rows, writer = 0, None
+    with atomic_path(path) as tmp:
+        try:
+            for table in tables:
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema, compression="zstd", use_dictionary=True,
+                                              write_statistics=True)
+                writer.write_table(table)
+                rows += table.num_rows
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:
+            raise ValueError(f"{path}: no tables to write")
+    return rows
 
 
 @contextmanager

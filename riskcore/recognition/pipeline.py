@@ -166,33 +166,42 @@ def _chunk_features(run: str, hyp_name: str, data_dir: Path | None, view: str, g
     return load_features(run, hyp_name, data_dir, view, games)  # `features`: their generation, in the key
 
 
-def game_chunks(run: str, data_dir: Path | None, chunk: int = CHUNK_GAMES) -> list[tuple[int, int]]:
-    """(first, last) game ids of consecutive chunks of at most `chunk` of the run's games."""
+def game_chunks(run: str, data_dir: Path | None, chunk: int | None = None) -> list[tuple[int, int]]:
+    """(first, last) game ids of consecutive chunks of at most `chunk` (default `CHUNK_GAMES`) of the run's games."""
+    chunk = chunk or CHUNK_GAMES
     ids = query("SELECT game_id FROM games WHERE run = ? ORDER BY game_id", [run], data_dir).game_id.to_numpy()
     return [(int(ids[i]), int(ids[min(i + chunk, len(ids)) - 1])) for i in range(0, len(ids), chunk)]
 
 
-def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None
-                    ) -> pa.Table:
-    """Compute one setting's posterior rows (no writing: safe in worker processes), `CHUNK_GAMES` games at a time:
-    every recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's."""
+def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None
+                    ) -> Iterator[pa.Table]:
+    """One setting's posterior rows, `CHUNK_GAMES` games at a time (no writing: safe in worker processes): every
+    recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's."""
     clock = _cached_turn_ends(run, data_dir, generation("traces", run, data_dir))
     built = generation("recognition", run, data_dir)
-    parts = []
+    found = False
     for games in game_chunks(run, data_dir):
         try:
             f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
         except DataError:
             continue  # no observation in these games (a chunk of games nobody acted in)
-        parts.append(posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
-                                    clock[clock.game_id.between(*games)], recogniser.prior(f.hyp)))
-    if not parts:
+        found = True
+        yield posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
+                             clock[clock.game_id.between(*games)], recogniser.prior(f.hyp))
+    if not found:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
-    return pa.concat_tables(parts).combine_chunks()
 
 
-def store_posteriors(run: str, setting: str, table: pa.Table, data_dir: Path | None = None) -> dict[str, int]:
-    """Write a setting's posteriors and replace its rows in DuckDB in one transaction."""
+def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None
+                    ) -> pa.Table:
+    """`posterior_parts` as one table (what a worker sends back)."""
+    return pa.concat_tables(list(posterior_parts(run, recogniser, hyp_name, data_dir))).combine_chunks()
+
+
+def store_posteriors(run: str, setting: str, table: pa.Table | Iterator[pa.Table], data_dir: Path | None = None
+                     ) -> dict[str, int]:
+    """Write a setting's posteriors (a table, or tables as they are computed) and replace its rows in DuckDB in
+    one transaction."""
     return store_posteriors_many([(run, setting, table)], data_dir)[0]
 
 
@@ -217,7 +226,8 @@ def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_d
     """Posteriors of one recogniser setting on a run."""
     ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
                     progress=progress)
-    return store_posteriors(run, recogniser.setting, posterior_table(run, recogniser, hyp_name, data_dir), data_dir)
+    # written as computed: memory does not grow with the run
+    return store_posteriors(run, recogniser.setting, posterior_parts(run, recogniser, hyp_name, data_dir), data_dir)
 
 
 POSTERIOR_BATCH_ROWS = 2_000_000
@@ -240,19 +250,41 @@ def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6",
 
 
 CLOCKS = {"window": "fraction", "game": "game"}  # checkpoint definitions -> the posterior rows they read
+SUMMARY_GAMES = 2000  # games a summary reads at once
+
+
+def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
+                 metrics: tuple[str, ...] = ("top1", "top3", "log_loss", "brier")) -> pd.DataFrame:
+    """Each metric's mean over players at every checkpoint of the observation window, read `SUMMARY_GAMES`
+    games at a time (memory does not grow with the run): the summary `riskcore recognize` prints."""
+    sums, counts = None, None
+    for games in game_chunks(run, data_dir, SUMMARY_GAMES):
+        try:
+            per = player_metrics(run, data_dir, settings=[setting], games=games)
+        except DataError:
+            continue  # no posteriors in these games
+        per = per[per.point.isin(CHECKPOINTS)]
+        part, n = per.groupby("point")[list(metrics)].sum(), per.groupby("point").size()
+        sums = part if sums is None else sums.add(part, fill_value=0)
+        counts = n if counts is None else counts.add(n, fill_value=0)
+    if sums is None:
+        raise DataError(f"no posteriors for run {run!r} and setting {setting!r}")
+    return sums.div(counts, axis=0)
 
 
 def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] | None = None,
-                   clock: str = "window") -> pd.DataFrame:
+                   clock: str = "window", games: tuple[int, int] | None = None) -> pd.DataFrame:
     """Card-level metrics per (setting, game, player, point), with truth, winner flag and agent. `clock`: points
-    are fractions of the player's observation window (5% grid) or of the game's turn ends (checkpoints)."""
+    are fractions of the player's observation window (5% grid) or of the game's turn ends (checkpoints); `games`:
+    only the games first..last (each game's metrics are its own)."""
     if clock not in CLOCKS:
         raise ValueError(f"unknown checkpoint clock {clock!r}; known: {sorted(CLOCKS)}")
     where = "" if not settings else f" AND setting IN ({', '.join('?' for _ in settings)})"
+    where += "" if games is None else " AND game_id BETWEEN ? AND ?"
     post = query("SELECT setting, hypotheses, game_id, player, point, explanation, prob FROM posteriors "
                  "WHERE run = ? AND point_kind = ?" + where +
-                 " ORDER BY setting, game_id, player, point, explanation", [run, CLOCKS[clock]] + (settings or []),
-                 data_dir)
+                 " ORDER BY setting, game_id, player, point, explanation",
+                 [run, CLOCKS[clock]] + (settings or []) + list(games or ()), data_dir)
     if post.empty:
         raise DataError(f"no posteriors for run {run!r}: run `riskcore recognize --run {run}` first")
     stale = stale_sources("posteriors", run, data_dir)

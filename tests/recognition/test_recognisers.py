@@ -146,3 +146,41 @@ def test_full_deck_hypotheses_cover_every_card(focused):
     post = Recogniser.from_spec("phatt:scheme=simple").posterior(f, "test", focused)
     assert post.shape == (f.n, 20) and np.allclose(post.sum(axis=1), 1)
     assert (f.truth.card >= 0).all()  # every player's card is a hypothesis now
+
+
+@pytest.fixture(scope="module")
+def streamed(tmp_path_factory):
+    data = tmp_path_factory.mktemp("streamed")
+    simulate(RunSpec("s", 30, GameConfig(), ("mission:focus=1",), 5), data, workers=1, progress=False)
+    ensure_features("s", "cards6", data, workers=1, progress=False)
+    return data
+
+
+def test_recognize_writes_its_posteriors_as_it_computes_them_and_they_are_the_whole_runs(streamed, monkeypatch):
+    import pyarrow.parquet as pq
+
+    import riskcore.recognition.pipeline as pipeline
+
+    rec = Recogniser.from_spec("goal")
+    whole = pipeline.posterior_table("s", rec, data_dir=streamed)
+    monkeypatch.setattr(pipeline, "CHUNK_GAMES", 7)  # several parts, each written before the next is computed
+    pipeline.recognize("s", rec, data_dir=streamed, workers=1, progress=False)
+    stored = query(f"SELECT * FROM posteriors WHERE run = 's' AND setting = '{rec.setting}'", data_dir=streamed)
+    key, kept = ["game_id", "player", "point_kind", "point", "explanation"], ["n_seen", "prob"]
+    ordered = [t.astype({"point_kind": str}).sort_values(key).reset_index(drop=True)  # a chunk lists its own rows
+               for t in (stored, whole.to_pandas())]
+    assert len(stored) == whole.num_rows and ordered[0][key].equals(ordered[1][key])
+    assert np.array_equal(ordered[0][kept].to_numpy(float), ordered[1][kept].to_numpy(float))
+    file = next((streamed / "posteriors" / "run=s" / "posteriors").glob("*.parquet"))
+    assert pq.ParquetFile(file).num_row_groups == 5  # 30 games, 7 at a time
+
+
+def test_the_recognize_summary_read_in_parts_is_the_mean_over_every_player(streamed, monkeypatch):
+    import riskcore.recognition.pipeline as pipeline
+
+    pipeline.recognize("s", Recogniser.from_spec("uniform"), data_dir=streamed, workers=1, progress=False)
+    per = pipeline.player_metrics("s", streamed, settings=["uniform"])
+    at_once = per[per.point.isin(pipeline.CHECKPOINTS)].groupby("point")[["top1", "log_loss"]].mean()
+    monkeypatch.setattr(pipeline, "SUMMARY_GAMES", 13)
+    in_parts = pipeline.mean_metrics("s", "uniform", streamed, ("top1", "log_loss"))
+    assert np.allclose(in_parts.to_numpy(), at_once.to_numpy()) and list(in_parts.index) == list(at_once.index)
