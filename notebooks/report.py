@@ -64,14 +64,14 @@ def say(text: str) -> None:
 
 def figure(name: str, caption: str, alt: str) -> None:
     """A figure with its caption and alt text (what it shows, for readers who cannot see it)."""
-    data = base64.b64encode((paths.figures_dir() / f"{name}.png").read_bytes()).decode()
+    data = base64.b64encode(paths.notebook_output("figures", f"{name}.png").read_bytes()).decode()
     display(HTML(f'<figure class="rc" id="fig-{name}"><img src="data:image/png;base64,{data}" '
                  f'alt="{html.escape(alt)}"><figcaption><b>Figure {name}.</b> {html.escape(caption)}'
                  f'</figcaption></figure>'))
 
 
 def table(name: str) -> None:
-    say((paths.tables_dir() / f"{name}.md").read_text())
+    say(paths.notebook_output("tables", f"{name}.md").read_text())
 
 
 def pct(x: float) -> str:

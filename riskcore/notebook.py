@@ -64,8 +64,9 @@ def save_table(df: pd.DataFrame, name: str) -> Path:
 
 def load_table(name: str) -> pd.DataFrame:
     """A table saved by `save_table`, read back (numbers as numbers): the report takes the numbers its text
-    quotes from the tables it shows, so text and table cannot disagree."""
-    path = paths.tables_dir() / f"{check_name('table', name)}.md"
+    quotes from the tables it shows, so text and table cannot disagree. By hand, a table a notebook wrote to
+    scratch comes first (`paths.notebook_output`)."""
+    path = paths.notebook_output("tables", f"{check_name('table', name)}.md")
     lines = [line for line in path.read_text().splitlines() if line.startswith("|")]
     if len(lines) < 2:
         raise ValueError(f"{path}: not a markdown table")

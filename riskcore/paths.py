@@ -92,6 +92,14 @@ def tuning_dir(data: Path | str | None = None) -> Path:
 
 
 # ---- the reports directory ----------------------------------------------------------------------------------------
+def notebook_output(kind: str, file: str) -> Path:
+    """A figure or table (`kind`: figures, tables) as the notebook reading it should see it: the one a notebook
+    run by hand wrote in this place (`notebook_output_dir`), else the report's. Under `make report` both are the
+    report's."""
+    own = notebook_output_dir() / kind / file
+    return own if own.exists() else reports_dir() / kind / file
+
+
 def figures_dir() -> Path:
     return reports_dir() / "figures"
 

@@ -215,3 +215,24 @@ def test_an_attack_across_the_maps_edge_points_off_the_edge_not_across_the_map()
     (x1, _), (x2, _) = arrow_ends(board.positions, kamchatka, alaska)
     assert x2 > x1 and x2 - x1 < 10
     assert arrow_ends(board.positions, alaska, alberta)[1] == tuple(board.positions[alberta])
+
+
+def test_a_notebook_run_by_hand_reads_what_another_wrote_by_hand_before_the_reports(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    import pandas as pd
+
+    from riskcore.notebook import load_table, save_table
+
+    monkeypatch.setenv("RISKCORE_ROOT", str(tmp_path))
+    monkeypatch.delenv("RISKCORE_REPORTS", raising=False)
+    (tmp_path / "reports" / "tables").mkdir(parents=True)
+    (tmp_path / "reports" / "tables" / "t.md").write_text("| x |\n|---|\n| 1 |\n")
+    (tmp_path / "reports" / "tables" / "u.md").write_text("| y |\n|---|\n| 2 |\n")
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = lambda: types.SimpleNamespace(kernel=object())
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    save_table(pd.DataFrame({"x": [7]}), "t")  # by hand: to scratch
+    assert load_table("t").x[0] == 7 and load_table("u").y[0] == 2  # its own first, else the report's
+    assert (tmp_path / "reports" / "tables" / "t.md").read_text().endswith("| 1 |\n")  # the report's untouched
