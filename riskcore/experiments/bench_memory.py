@@ -23,7 +23,7 @@ _PEAK = ("import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], 
          "sys.exit(done.returncode)")
 
 
-def _run_with_peak(argv: list[str], what: str) -> tuple[list[str], float]:
+def run_with_peak(argv: list[str], what: str) -> tuple[list[str], float]:
     """Run `argv`: (its output lines, the peak resident memory of its largest process in MB); raises naming `what`."""
     done = subprocess.run([sys.executable, "-c", _PEAK, *argv], capture_output=True, text=True)
     if done.returncode != 0:
@@ -34,15 +34,15 @@ def _run_with_peak(argv: list[str], what: str) -> tuple[list[str], float]:
 
 def peak_mb(argv: list[str]) -> float:
     """Run `argv` and return the peak resident memory of its largest process in MB; raises naming the command."""
-    return _run_with_peak(argv, f"{' '.join(argv[:4])} ...")[1]
+    return run_with_peak(argv, f"{' '.join(argv[:4])} ...")[1]
 
 
-def _riskcore(*args: str) -> list[str]:
+def riskcore_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "riskcore.cli", *args]
 
 
 def _simulate(run: str, games: int, data: Path) -> list[str]:
-    return _riskcore("simulate", "--run", run, "--games", str(games), "--players", "4", "--quiet",
+    return riskcore_command("simulate", "--run", run, "--games", str(games), "--players", "4", "--quiet",
                      "--data-dir", str(data))
 
 
@@ -112,7 +112,7 @@ def bench_search_table(positions: int = 4, lookahead: int = 5, bounds: tuple[flo
             for mb in bounds:
                 argv = [sys.executable, "-c", _SEARCH, str(players), str(index), str(lookahead),
                         str(EXPERIMENT_SEED + players), str(mb)]
-                lines, peak = _run_with_peak(argv, f"search of {players} players, position {index}, {mb} MB")
+                lines, peak = run_with_peak(argv, f"search of {players} players, position {index}, {mb} MB")
                 rows.append({"players": players, "position": index, "lookahead": lookahead, "bound_MB": mb,
                              **json.loads(lines[-1]), "peak_MB": peak})
     df = pd.DataFrame(rows)
@@ -142,16 +142,16 @@ def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path |
     with tempfile.TemporaryDirectory(prefix="riskcore-recognition-memory-") as tmp:
         data = Path(tmp)
         for run, n in (("big", games), ("small", 8)):
-            peak_mb(_riskcore("simulate", "--run", run, "--games", str(n), "--players", str(players), "--quiet",
+            peak_mb(riskcore_command("simulate", "--run", run, "--games", str(n), "--players", str(players), "--quiet",
                               "--data-dir", str(data)))
-        peak_mb(_riskcore("recognize", "--run", "small", "--recogniser", "uniform", "--quiet", "--data-dir",
+        peak_mb(riskcore_command("recognize", "--run", "small", "--recogniser", "uniform", "--quiet", "--data-dir",
                           str(data)))  # the classifier's training features
         rows.append({"measure": f"features of {games} {players}-player games", "peak_MB": peak_mb(
-            _riskcore("recognize", "--run", "big", "--recogniser", "uniform", "--workers", "1", "--quiet",
+            riskcore_command("recognize", "--run", "big", "--recogniser", "uniform", "--workers", "1", "--quiet",
                       "--data-dir", str(data)))})
         for spec in RECOGNISERS:
             rows.append({"measure": f"recognize {spec}", "peak_MB": peak_mb(
-                _riskcore("recognize", "--run", "big", "--recogniser", spec, "--workers", "1", "--quiet",
+                riskcore_command("recognize", "--run", "big", "--recogniser", spec, "--workers", "1", "--quiet",
                           "--data-dir", str(data)))})
     df = pd.DataFrame(rows)
     write_benchmark("recognition-memory", "Recognition memory benchmark", f"Peak resident memory of `riskcore recognize` "

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from riskcore import paths
-from riskcore.experiments.bench_memory import RECOGNISERS, _riskcore, _run_with_peak
+from riskcore.experiments.bench_memory import RECOGNISERS, riskcore_command, run_with_peak
 from riskcore.storage import write_text
 
 SIZES = (1_000, 10_000, 100_000)
@@ -37,7 +37,7 @@ def chunk_for(games: int) -> int:
 def _timed(argv: list[str], what: str) -> tuple[float, float]:
     """(wall seconds, peak MB of the largest process) of a command run in a fresh process tree."""
     start = time.perf_counter()
-    _, peak = _run_with_peak(argv, what)
+    _, peak = run_with_peak(argv, what)
     return time.perf_counter() - start, peak
 
 
@@ -58,10 +58,10 @@ def _simulate_row(n: int, data: Path, kernel_speed: float, cores: int, dask: str
     """One run in its own data folder, so the DuckDB file holds it alone."""
     run = f"scale-{n}"
     db = paths.db_path(data)
-    argv = _riskcore("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)), "--quiet",
+    argv = riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)), "--quiet",
                      "--data-dir", str(data), *(["--dask", dask] if dask else []))
     seconds, peak = _timed(argv, f"simulate of {n:,} games")
-    query_s, _ = _timed(_riskcore("db", "--sql", README_QUERY.format(run=run), "--data-dir", str(data)),
+    query_s, _ = _timed(riskcore_command("db", "--sql", README_QUERY.format(run=run), "--data-dir", str(data)),
                         "the README's query")
     rate = n / seconds
     return {"games": n, "where": "Dask, local cluster" if dask else "local processes", "seconds": round(seconds, 1),
@@ -74,12 +74,12 @@ def _recognise_rows(n: int, data: Path, recognisers: tuple[str, ...]) -> list[di
     run = f"scale-{n}"
     players = 4 * n
     rows = []
-    seconds, peak = _timed(_riskcore("recognize", "--run", run, "--recogniser", "uniform", "--workers", "1",
+    seconds, peak = _timed(riskcore_command("recognize", "--run", run, "--recogniser", "uniform", "--workers", "1",
                                      "--quiet", "--data-dir", str(data)), f"features of {n:,} games")
     rows.append({"games": n, "measure": "features (with the uniform prior)", "seconds": round(seconds, 1),
                  "players_per_s": round(players / seconds, 1), "peak_MB": peak})
     for spec in recognisers:
-        seconds, peak = _timed(_riskcore("recognize", "--run", run, "--recogniser", spec, "--workers", "1",
+        seconds, peak = _timed(riskcore_command("recognize", "--run", run, "--recogniser", spec, "--workers", "1",
                                          "--quiet", "--data-dir", str(data)), f"recognize {spec} on {n:,} games")
         rows.append({"games": n, "measure": f"recognize {spec}", "seconds": round(seconds, 1),
                      "players_per_s": round(players / seconds, 1), "peak_MB": peak})
