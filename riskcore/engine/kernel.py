@@ -26,16 +26,18 @@ from riskcore.engine.rules import (ATTACKER_DICE, DEFENDER_DICE, END_REASONS, ES
                                    TERRITORIES_PER_ARMY, TERRITORY_BONUS, WILD)
 
 # phases, event kinds, end reasons and mission kinds: the reference's names, numbered by their place in rules.py
+# (looked up by name, so reordering a table there cannot mislabel them here)
 SETUP, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER = (PHASES.index(name) for name in (
     "setup", "reinforce", "attack", "occupy", "fortify", "over"))
 # state scalars: one int64 array
 (PHASE, CURRENT, TURN, RESERVE, CONQUERED, BONUS_USED, TRADES, OCC_SRC, OCC_DST, OCC_LOW, WINNER, REASON, ACTIONS,
  N_EVENTS, N_CARDS, N_SNAPSHOTS, N_SCALARS) = range(17)
-PLAYING, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = range(len(END_REASONS))
+PLAYING, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = (END_REASONS.index(name) for name in (
+    "", "domination", "mission", "turn_cap"))
 # rule settings: one int64 array (GameConfig's fields)
 (DOMINATION, FIXED_VALUES, CARD_CAP, EVERY_TRADE, AT_ONCE, TURN_CAP, FORCED_AT, ELIMINATION_AT, SETUP_BATCH,
  N_RULES) = range(10)
-CONTINENTS, TERRITORIES, DESTROY = range(len(MISSION_KINDS))
+CONTINENTS, TERRITORIES, DESTROY = (MISSION_KINDS.index(name) for name in ("continents", "territories", "destroy"))
 PLACE, REINFORCE_EVENT, TRADE = EVENT_KINDS.index("place"), EVENT_KINDS.index("reinforce"), EVENT_KINDS.index("trade")
 ATTACK_EVENT, OCCUPY_EVENT = EVENT_KINDS.index("attack"), EVENT_KINDS.index("occupy")
 END_ATTACK, FORTIFY_EVENT = EVENT_KINDS.index("end_attack"), EVENT_KINDS.index("fortify")
