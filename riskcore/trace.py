@@ -57,6 +57,23 @@ class EventRows:
                     row[i] = v
         return EventRows(rows, texts)
 
+    def to_log(self) -> list[tuple]:
+        """The rows as the engine's event tuples (`from_log`'s inverse)."""
+        columns = []
+        for i, name in enumerate(EVENT_FIELDS):
+            col = self.rows[:, i].tolist()
+            if name == "phase":
+                columns.append([PHASES[v] for v in col])
+            elif name == "kind":
+                columns.append([EVENT_KINDS[v] for v in col])
+            elif name == "cards":
+                columns.append([self.cards.get(r) for r in range(len(col))])
+            elif name == "conquered":
+                columns.append([None if v < 0 else bool(v) for v in col])
+            else:
+                columns.append([None if v < 0 else v for v in col])
+        return list(zip(*columns))
+
 
 @dataclass
 class GameRecord:

@@ -167,6 +167,7 @@ def test_the_kernels_trace_rows_are_its_log(config):
         rows = play_game(config, agents, seed, as_rows=True)
         assert rows.more_events is not None and len(rows.more_snapshots) and not rows.state.snapshots
         whole, head = EventRows.from_log(tuples.state.log), EventRows.from_log(rows.state.log)
+        assert whole.to_log() == tuples.state.log  # and back
         assert np.array_equal(whole.rows, np.concatenate([head.rows, rows.more_events.rows]))
         start = len(head.rows)
         assert whole.cards == {**head.cards, **{start + r: t for r, t in rows.more_events.cards.items()}}

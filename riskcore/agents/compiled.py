@@ -28,8 +28,8 @@ from riskcore.engine.battle import roll_outcomes
 from riskcore.engine.board import Board, load_board
 from riskcore.engine.chance import RngChance
 from riskcore.engine.config import GameConfig
-from riskcore.engine import ATTACK, EVENT_FIELDS, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
-from riskcore.engine.rules import END_REASONS, EVENT_KINDS, MISSION_KINDS, PHASES
+from riskcore.engine import ATTACK, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
+from riskcore.engine.rules import END_REASONS, MISSION_KINDS, PHASES
 from riskcore.trace import FIELD, EventRows
 
 _PHASES = {name: PHASES.index(name) for name in (SETUP, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER)}  # the kernel's
@@ -156,23 +156,10 @@ def _trace_rows(first_seq: int, sc: np.ndarray, log: tuple[np.ndarray, ...]) -> 
 
 def _write_log(state: GameState, sc: np.ndarray, log: tuple[np.ndarray, ...]) -> None:
     """Append the kernel's events and snapshots to the state's, as the engine's tuples and arrays."""
-    events, cards, shots = log
-    rows = events[:sc[R.N_EVENTS]]
-    card_ids = cards[:sc[R.N_CARDS]].tolist()
-    columns = {name: [None if v < 0 else v for v in rows[:, col].tolist()] for name, col in (
-        ("turn", R.E_TURN), ("player", R.E_PLAYER), ("src", R.E_SRC), ("dst", R.E_DST), ("armies", R.E_ARMIES),
-        ("attacker_dice", R.E_A_DICE), ("defender_dice", R.E_D_DICE), ("attacker_losses", R.E_A_LOSS),
-        ("defender_losses", R.E_D_LOSS), ("opponent", R.E_OPPONENT), ("stop_at", R.E_STOP_AT))}
-    columns["phase"] = [PHASES[v] for v in rows[:, R.E_PHASE].tolist()]
-    columns["kind"] = [EVENT_KINDS[v] for v in rows[:, R.E_KIND].tolist()]
-    columns["conquered"] = [None if v < 0 else bool(v) for v in rows[:, R.E_CONQUERED].tolist()]
-    columns["cards"] = [" ".join(map(str, card_ids[start:start + length])) or None if length >= 0 else None
-                        for start, length in rows[:, [R.E_CARDS_START, R.E_CARDS_LEN]].tolist()]
-    start = len(state.log)
-    columns["seq"] = range(start, start + len(rows))
-    state.log.extend(zip(*(columns[name] for name in EVENT_FIELDS)))
+    events, shots = _trace_rows(len(state.log), sc, log)
+    state.log.extend(events.to_log())
     n = state.board.n_territories
-    for row in shots[:sc[R.N_SNAPSHOTS]]:
+    for row in shots:
         state.snapshots.append((int(row[0]), int(row[1]), row[2:2 + n].copy(), row[2 + n:].copy()))
 
 
