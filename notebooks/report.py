@@ -43,7 +43,7 @@ from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL
 from riskcore.experiments.search_report import SearchResults
 from riskcore.notebook import load_table
-from riskcore.verdicts import HALF_WIDTH, direction
+from riskcore.verdicts import HALF_WIDTH, direction, pct
 
 STYLE = """<style>
 .jp-RenderedHTMLCommon table { font-size: 0.78em; display: block; max-width: 100%; overflow-x: auto; }
@@ -72,10 +72,6 @@ def figure(name: str, caption: str, alt: str) -> None:
 
 def table(name: str) -> None:
     say(paths.notebook_output("tables", f"{name}.md").read_text())
-
-
-def pct(x: float) -> str:
-    return f"{x:.1%}"
 
 
 rec = RecognitionResults.load(default_focus)
@@ -314,7 +310,7 @@ figure("generalisation-everyone", "Every recogniser on every family at 100% of t
 
 # %%
 agents = AgentResults.load(load_table)
-rr, bw, base, versus, mc_row = agents.round_robin, agents.belief, agents.base, agents.versus(), agents.dice
+rr, bw, base, versus, mc_row = agents.round_robin, agents.belief, agents.base, agents.versus, agents.dice
 rr_sentence, recognition_wins = agents.leaders, agents.recognition_wins()
 say(f"""
 **Questions.** (1) Which agent is strongest in a two-player game? (2) Does recognising the opponents' missions win

@@ -24,8 +24,7 @@ def _positive(text: str) -> int:
 
 
 def _sizes(text: str) -> tuple[int, ...]:
-    sizes = tuple(_positive(x) for x in text.split(","))
-    return sizes
+    return tuple(_positive(x) for x in text.split(","))
 
 
 def _seed_list(text: str) -> tuple[int, ...]:
@@ -484,10 +483,9 @@ def cmd_bench(a) -> None:
     from riskcore.experiments.bench import bench_explore, bench_recognition, bench_search, run_bench
 
     if a.scale:
-        from riskcore.experiments.bench_scale import RECOGNISED, bench_scale
+        from riskcore.experiments.bench_scale import bench_scale
 
-        sim, rec = bench_scale(a.scale, tuple(n for n in RECOGNISED if n in a.scale),
-                               tuple(n for n in (10_000,) if n in a.scale), out_dir=a.out_dir)
+        sim, rec = bench_scale(a.scale, out_dir=a.out_dir)
         print(sim.to_string(index=False))
         if len(rec):
             print(rec.to_string(index=False))

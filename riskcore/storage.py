@@ -44,7 +44,8 @@ def write_parquet(table: pa.Table, path: Path) -> None:
 
 def write_parquet_parts(tables: Iterable[pa.Table], path: Path) -> int:
     """Tables of one schema into one Parquet file, a row group each, holding one table in memory at a time
-    (deterministic, written atomically); returns the rows written. An empty iterable writes nothing."""
+    (deterministic, written atomically); returns the rows written. No tables at all is an error, and nothing is
+    written."""
     rows, writer = 0, None
     with atomic_path(path) as tmp:
         try:

@@ -14,6 +14,11 @@ Z = 1.959964
 HALF_WIDTH = 0.03
 
 
+def pct(x: float) -> str:
+    """A share as the report writes it: one decimal of a percent."""
+    return f"{x:.1%}"
+
+
 def direction(low: float, high: float, zero: float = 0.0) -> str:
     """'higher' when the interval of a difference (or rate) lies above `zero`, 'lower' when below, else
     'not decided'."""

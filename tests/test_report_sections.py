@@ -32,7 +32,7 @@ def test_recognising_missions_wins_by_the_declared_rule(wins, answer):
 def test_the_agents_section_reads_its_tables():
     agents = _agents([100])
     assert agents.leaders.startswith("`a` leads") and agents.dice("attacker", "learned: agrees with the optimum") == 0.7
-    assert [round(x, 3) for x in agents.versus()[0][:2]] == [1.0, 0.0]
+    assert [round(x, 3) for x in agents.versus[0][:2]] == [1.0, 0.0]
 
 
 @pytest.mark.parametrize("low, high, answer", [(0.01, 0.2, "higher"), (-0.2, -0.01, "lower"),

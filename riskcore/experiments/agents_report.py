@@ -25,6 +25,9 @@ class AgentResults:
         self.round_robin, self.belief, self.dice_table = round_robin, belief, dice.set_index("side")
         self.leaders = leaders_sentence(round_robin)
         self.base = belief.iloc[0]  # belief weight 0: plain mission play
+        # each belief weight above 0 against 0: (weight, difference of win rates, Newcombe's 95% interval)
+        self.versus = [(w.belief_weight, *rate_difference(int(w.wins), int(w.games), int(self.base.wins),
+                                                          int(self.base.games))) for w in belief.iloc[1:].itertuples()]
         self.ga_beat, self.ga_progress = ga_answers(validation, yardstick)
 
     @classmethod
@@ -37,24 +40,16 @@ class AgentResults:
                    read("SELECT * FROM ga_yardstick WHERE sweep = 'genetic_tuning' ORDER BY generation"),
                    load_table("mcrl-agreement"))
 
-    def versus(self) -> list[tuple[float, float, float, float]]:
-        """Each belief weight above 0 against 0: (weight, difference of win rates, Newcombe's 95% interval)."""
-        base = self.base
-        return [(w.belief_weight, *rate_difference(int(w.wins), int(w.games), int(base.wins), int(base.games)))
-                for w in self.belief.iloc[1:].itertuples()]
-
     def recognition_wins(self) -> str:
         """Does recognising the opponents' missions win games: yes if some weight is decided better, no if none is
         and some is decided worse, else not decided (with the size the widest interval needs)."""
-        versus = self.versus()
-        better = [x for x in versus if x[2] > 0]
-        worse = [x for x in versus if x[3] < 0]
-        widest = max(versus, key=lambda x: x[3] - x[2])
+        better = [x for x in self.versus if x[2] > 0]
+        worse = [x for x in self.versus if x[3] < 0]
+        widest = max(self.versus, key=lambda x: x[3] - x[2])
         return "yes" if better else "no" if worse else undecided(int(self.base.games), widest[2], widest[3])
 
     def blocking_costs(self) -> bool:
-        versus = self.versus()
-        return any(x[3] < 0 for x in versus) and not any(x[2] > 0 for x in versus)
+        return any(x[3] < 0 for x in self.versus) and not any(x[2] > 0 for x in self.versus)
 
     def dice(self, side: str, column: str) -> float:
         return float(self.dice_table.loc[side, column])

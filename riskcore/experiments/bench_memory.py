@@ -43,7 +43,7 @@ def riskcore_command(*args: str) -> list[str]:
 
 def _simulate(run: str, games: int, data: Path) -> list[str]:
     return riskcore_command("simulate", "--run", run, "--games", str(games), "--players", "4", "--quiet",
-                     "--data-dir", str(data))
+                            "--data-dir", str(data))
 
 
 def bench_memory(games: tuple[int, ...] = (1000, 5000, 10000), feature_games: int = 1000, reruns: int = 3,
@@ -142,17 +142,17 @@ def bench_recognition_memory(games: int = 500, players: int = 6, out_dir: Path |
     with tempfile.TemporaryDirectory(prefix="riskcore-recognition-memory-") as tmp:
         data = Path(tmp)
         for run, n in (("big", games), ("small", 8)):
-            peak_mb(riskcore_command("simulate", "--run", run, "--games", str(n), "--players", str(players), "--quiet",
-                              "--data-dir", str(data)))
+            peak_mb(riskcore_command("simulate", "--run", run, "--games", str(n), "--players", str(players),
+                                     "--quiet", "--data-dir", str(data)))
         peak_mb(riskcore_command("recognize", "--run", "small", "--recogniser", "uniform", "--quiet", "--data-dir",
-                          str(data)))  # the classifier's training features
+                                 str(data)))  # the classifier's training features
         rows.append({"measure": f"features of {games} {players}-player games", "peak_MB": peak_mb(
             riskcore_command("recognize", "--run", "big", "--recogniser", "uniform", "--workers", "1", "--quiet",
-                      "--data-dir", str(data)))})
+                             "--data-dir", str(data)))})
         for spec in RECOGNISERS:
             rows.append({"measure": f"recognize {spec}", "peak_MB": peak_mb(
                 riskcore_command("recognize", "--run", "big", "--recogniser", spec, "--workers", "1", "--quiet",
-                          "--data-dir", str(data)))})
+                                 "--data-dir", str(data)))})
     df = pd.DataFrame(rows)
     write_benchmark("recognition-memory", "Recognition memory benchmark", f"Peak resident memory of `riskcore recognize` "
            f"(one worker, a fresh process each) on one simulated run of {games} {players}-player games "

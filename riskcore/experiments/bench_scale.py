@@ -24,7 +24,8 @@ from riskcore.experiments.bench_memory import RECOGNISERS, riskcore_command, run
 from riskcore.storage import write_text
 
 SIZES = (1_000, 10_000, 100_000)
-RECOGNISED = (10_000,)
+RECOGNISED = (10_000,)  # of the sizes measured, those every recogniser passes over
+ON_DASK = (10_000,)  # and those simulated on a Dask cluster too
 README_QUERY = ("SELECT agent, count(*) AS seats, avg(won::INT) AS win_rate FROM players WHERE run = '{run}' "
                 "GROUP BY agent ORDER BY win_rate DESC")
 
@@ -91,10 +92,13 @@ PASSES = tuple(spec for spec in RECOGNISERS if not spec.startswith("classifier")
 
 
 def bench_scale(sizes: tuple[int, ...] = SIZES, recognised: tuple[int, ...] = RECOGNISED,
-                dask_sizes: tuple[int, ...] = (10_000,), recognisers: tuple[str, ...] = PASSES,
+                dask_sizes: tuple[int, ...] = ON_DASK, recognisers: tuple[str, ...] = PASSES,
                 out_dir: Path | None = None, scratch: Path | None = None, dask_address: str | None = None,
                 compiled_games: int = 2000) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """`dask_sizes` run on `dask_address`, or on a local cluster of one worker process per core started here."""
+    """The `recognised` and `dask_sizes` among `sizes` are measured too; on `dask_address`, or on a local cluster
+    of one worker process per core started here."""
+    recognised = tuple(n for n in recognised if n in sizes)
+    dask_sizes = tuple(n for n in dask_sizes if n in sizes)
     from riskcore.experiments.bench import write_benchmark
 
     cores = os.cpu_count() or 1

@@ -17,7 +17,7 @@ from riskcore.experiments.generalisation_protocol import (CEILING, KEY, NAMED, R
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.recognition.mission_lean import LEAN_KINDS
 from riskcore.storage import write_text
-from riskcore.verdicts import undecided
+from riskcore.verdicts import direction, undecided
 
 REFERENCE_NAME = RECOGNISER_NAMES[REFERENCE]
 YARDSTICK_NAME = RECOGNISER_NAMES[YARDSTICK]
@@ -205,11 +205,8 @@ def span(values: list[float], spec: str = ".2f") -> str:
 
 def verdict(d: pd.Series) -> str:
     """A paired difference's answer: decided better, decided worse, or not decided with the size that would."""
-    if d.ci_low > 0:
-        return "higher"
-    if d.ci_high < 0:
-        return "lower"
-    return undecided(int(d.games), d.ci_low, d.ci_high)  # the bootstrap resamples games
+    word = direction(d.ci_low, d.ci_high)
+    return word if word != "not decided" else undecided(int(d.games), d.ci_low, d.ci_high)  # resampled: games
 
 
 def md(table: pd.DataFrame) -> str:

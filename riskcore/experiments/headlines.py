@@ -5,24 +5,22 @@ from __future__ import annotations
 
 from riskcore.experiments.generalisation_protocol import NAMED
 from riskcore.experiments.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables, span
-from riskcore.experiments.search_report import SearchResults, pct
+from riskcore.experiments.search_report import SearchResults
 from riskcore.recognition.recognisers import Recogniser
+from riskcore.verdicts import direction, pct
 
 SEARCH_ROWS = ("GB", "GB+learned strikes", "AB turn + GB", "AB one turn shorter")
-
-
-def _word(d) -> str:
-    return "higher" if d.ci_low > 0 else "lower" if d.ci_high < 0 else "not decided"
 
 
 def readme_headlines(gen: Tables, named: Recogniser, leaders: str, search: SearchResults) -> str:
     rows = []
     for fam in gen.foreign:
         dc, dr = gen.diff(REFERENCE_NAME, fam, "top1"), gen.diff(REFERENCE_NAME, fam, "top1_explanation")
+        words = [direction(d.ci_low, d.ci_high) for d in (dc, dr)]
         rows.append(f"| {gen.label[fam]} ({gen.games(fam)}) | {gen.cell(NAMED, fam, 'top1')} / "
                     f"{gen.value(NAMED, fam, 'top1_explanation'):.3f} | {gen.value(REFERENCE_NAME, fam, 'top1'):.3f} / "
-                    f"{gen.value(REFERENCE_NAME, fam, 'top1_explanation'):.3f} | {dc.difference:+.3f} ({_word(dc)}) / "
-                    f"{dr.difference:+.3f} ({_word(dr)}) | {gen.value(YARDSTICK_NAME, fam, 'top1'):.3f} |")
+                    f"{gen.value(REFERENCE_NAME, fam, 'top1_explanation'):.3f} | {dc.difference:+.3f} ({words[0]}) / "
+                    f"{dr.difference:+.3f} ({words[1]}) | {gen.value(YARDSTICK_NAME, fam, 'top1'):.3f} |")
     by, full = search.by, search.full
     search_rows = [f"| {name} | {pct(by.loc[(name, 2, full)].optimal)} | {pct(by.loc[(name, 3, full)].optimal)} |"
                    for name in SEARCH_ROWS

@@ -13,11 +13,7 @@ import pandas as pd
 from riskcore.db import query
 from riskcore.experiments.recognition import REFERENCE_PHATT, experiment_runs, test_metrics, winners_vs_losers
 from riskcore.recognition.recognisers import Recogniser
-from riskcore.verdicts import undecided
-
-
-def pct(x: float) -> str:
-    return f"{x:.1%}"
+from riskcore.verdicts import pct, undecided
 
 
 class RecognitionResults:

@@ -9,11 +9,7 @@ import pandas as pd
 
 from riskcore.db import query
 from riskcore.experiments.search import REFERENCES
-from riskcore.verdicts import HALF_WIDTH, trials_for_half_width, undecided
-
-
-def pct(x: float) -> str:
-    return f"{x:.1%}"
+from riskcore.verdicts import HALF_WIDTH, pct, trials_for_half_width, undecided
 
 
 class SearchResults:
