@@ -27,6 +27,12 @@ PARQUET_DIRS = {"traces": "run", "recognition": "run", "posteriors": "run", "met
                 "tournaments": "tournament"}
 
 
+# tables the database reads from their Parquet files through a view instead of holding a copy: a run's events and
+# snapshots are most of its bytes (a copy took three times the Parquet's space), and a query of them scans anyway
+VIEWED = ("events", "snapshots")
+VIEWED_FILES = "viewed_files"  # the files behind each view, per run, by path relative to the data directory
+
+
 class DataError(RuntimeError):
     """Missing or corrupt data; the message names the run, table or file."""
 
@@ -68,6 +74,8 @@ def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds:
             time.sleep(0.2)
             continue
         con.execute("SET enable_progress_bar = false")  # in a notebook its bar is left behind above the output
+        # the views name their files relative to the data directory, so that the directory can move
+        con.execute(f"SET file_search_path = '{str(db.parent).replace(chr(39), chr(39) * 2)}'")
         if not read_only:
             con.execute(f"SET memory_limit = '{WRITE_MEMORY}'")
         return con
@@ -114,6 +122,13 @@ def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str,
         if not files:
             continue
         src = f"read_parquet({sql_list(files)}, hive_partitioning = false)"
+        if name in VIEWED:
+            try:
+                counts[name] = _register_viewed(con, name, label, files, where_from.parent.parent.resolve())
+            except duckdb.Error as exc:
+                raise DataError(f"cannot register the files of {name!r} ({label}) from {where_from}: "
+                                f"{_one_line(exc)}") from None
+            continue
         try:
             con.execute(f"CREATE TABLE IF NOT EXISTS {name} AS SELECT * FROM {src} LIMIT 0")
             _add_new_columns(con, name, src)
@@ -128,6 +143,46 @@ def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str,
     return counts
 
 
+def _register_viewed(con: duckdb.DuckDBPyConnection, name: str, label: str, files: list[Path], root: Path) -> int:
+    """Put `files` in the place of the files `label` had behind the view `name` and redefine the view over every
+    registered file in registration order (a database that held a copy of the table is moved to the view first).
+    Returns the rows of the new files."""
+    con.execute(f"CREATE TABLE IF NOT EXISTS {VIEWED_FILES} (table_name VARCHAR, key VARCHAR, seq BIGINT, "
+                "file VARCHAR)")
+    if _kind(con, name) == "BASE TABLE":
+        _copy_to_view(con, name, root)
+    seq = con.execute(f"SELECT coalesce(max(seq), -1) + 1 FROM {VIEWED_FILES}").fetchone()[0]
+    con.execute(f"DELETE FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, label])
+    con.executemany(f"INSERT INTO {VIEWED_FILES} VALUES (?, ?, ?, ?)",
+                    [[name, label, seq + i, f.resolve().relative_to(root).as_posix()] for i, f in enumerate(files)])
+    _define_view(con, name)
+    return con.execute(f"SELECT count(*) FROM read_parquet({sql_list(files)})").fetchone()[0]
+
+
+def _define_view(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    files = [Path(f) for (f,) in con.execute(f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? ORDER BY seq",
+                                             [name]).fetchall()]
+    # union_by_name: runs written by older engines may lack a newer column, which reads as NULL
+    con.execute(f"CREATE OR REPLACE VIEW {name} AS SELECT * FROM read_parquet({sql_list(files)}, "
+                "hive_partitioning = false, union_by_name = true)")
+
+
+def _kind(con: duckdb.DuckDBPyConnection, name: str) -> str | None:
+    row = con.execute("SELECT table_type FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()
+    return row[0] if row else None
+
+
+def _copy_to_view(con: duckdb.DuckDBPyConnection, name: str, root: Path) -> None:
+    """A database written before `name` became a view holds a copy of it: every run's files take its place."""
+    runs = [r for (r,) in con.execute(f"SELECT DISTINCT run FROM {name} ORDER BY run").fetchall()]
+    con.execute(f"DROP TABLE {name}")
+    for i, run in enumerate(runs):
+        files = sorted(paths.parquet_dir("traces", "run", run, root).glob(f"{name}/*.parquet"))
+        con.executemany(f"INSERT INTO {VIEWED_FILES} VALUES (?, ?, ?, ?)",
+                        [[name, f"run={run!r}", i * 1_000_000 + j, f.relative_to(root).as_posix()]
+                         for j, f in enumerate(files)])
+
+
 def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> None:
     """A key the table has no column for (a generations table first written with fewer keys) is added."""
     have = {r[0] for r in con.execute(f"DESCRIBE {name}").fetchall()}
@@ -137,9 +192,12 @@ def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> N
 
 
 @contextmanager
-def transaction(data_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A write connection inside one transaction: committed on success, rolled back on any error or interrupt."""
-    con = connect(data_dir)
+def transaction(data_dir: Path | None = None, con: duckdb.DuckDBPyConnection | None = None
+                ) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A write connection inside one transaction: committed on success, rolled back on any error or interrupt.
+    `con`: a write connection the caller holds (and closes) instead of a new one."""
+    own = con is None
+    con = connect(data_dir) if own else con
     try:
         con.execute("BEGIN TRANSACTION")
         yield con
@@ -154,7 +212,30 @@ def transaction(data_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnect
             pass  # the failed statement (a COMMIT, say) already ended the transaction: report its own error
         raise
     finally:
-        con.close()
+        if own:
+            con.close()
+
+
+class Registration:
+    """A publication's database side (`riskcore.publish`): `hold()` opens the write connection before the first
+    file moves and keeps it to the end, so that no reader has the database open while a view's files are being
+    replaced; `commit()` registers the moved files in one transaction on it."""
+
+    def __init__(self, data_dir: Path | None, register: Callable[[duckdb.DuckDBPyConnection], object]):
+        self.data_dir, self.register, self.con = data_dir, register, None
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self.con = connect(self.data_dir)
+        try:
+            yield
+        finally:
+            self.con.close()
+            self.con = None
+
+    def commit(self) -> object:
+        with transaction(self.data_dir, self.con) as con:
+            return self.register(con)
 
 
 def store_frames(frames: dict, directory: str, keys: dict, data_dir: Path | None = None,
@@ -206,11 +287,10 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
                 files.setdefault(rel.parts[0], []).append(final / rel)
             parts.append((keys, files, final))
 
-        def commit():
-            with transaction(data_dir) as con:
-                return [register_files(con, keys, files, final) for keys, files, final in parts]
-
-        return publish(moves, commit, check[2], check, data_dir, committed=committed)
+        registration = Registration(data_dir, lambda con: [register_files(con, keys, files, final)
+                                                           for keys, files, final in parts])
+        return publish(moves, registration.commit, check[2], check, data_dir, committed=committed,
+                       hold=registration.hold)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
@@ -240,12 +320,10 @@ def publish_dir(stage: Path, final: Path, run: str, tree: str, generation: str, 
     """Publish a sealed run directory in place of `final` with its rows (`riskcore.publish`)."""
     from riskcore.publish import Move, publish
 
-    def commit():
-        with transaction(data_dir) as con:
-            return register_tables(con, "run", run, final)
-
-    return publish([Move(stage, final)], commit, generation, (f"generations_{tree}", {"run": run}, generation),
-                   data_dir, keep_staged, committed=committed)
+    registration = Registration(data_dir, lambda con: register_tables(con, "run", run, final))
+    return publish([Move(stage, final)], registration.commit, generation,
+                   (f"generations_{tree}", {"run": run}, generation), data_dir, keep_staged, committed=committed,
+                   hold=registration.hold)
 
 
 def committed(table: str, keys: dict, generation: str, data_dir: Path | None) -> bool:
@@ -307,8 +385,8 @@ def rebuild(data_dir: Path | None = None) -> list[str]:
     moved = _move_aside_if_damaged(data_dir)
     recover(data_dir, committed, trust_files=moved is not None)
     with transaction(data_dir) as con:
-        for (name,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
-            con.execute(f"DROP TABLE IF EXISTS {name}")
+        for name, kind in con.execute("SELECT table_name, table_type FROM information_schema.tables").fetchall():
+            con.execute(f"DROP {'VIEW' if kind == 'VIEW' else 'TABLE'} IF EXISTS {name}")
     found, failed = [], []
     for directory, key in PARQUET_DIRS.items():  # one sub-directory per run or sweep: key=value
         tree = root / directory

@@ -32,9 +32,10 @@ import os
 import shutil
 import signal
 import time
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, ContextManager
 
 import pyarrow as pa
 
@@ -176,14 +177,29 @@ class Interrupted(KeyboardInterrupt):
 
 
 def publish(moves: list[Move], commit: Callable[[], object], journal_name: str, check: tuple[str, dict, str],
-            data_dir: Path | None = None, keep_staged: bool = False, committed: Callable | None = None):
+            data_dir: Path | None = None, keep_staged: bool = False, committed: Callable | None = None,
+            hold: Callable[[], ContextManager] = nullcontext):
     """Carry out one publication (see the module's docstring). `commit()` runs the database transaction that
     registers the moved files and records `check` = (table, keys, generation); it returns what the caller wants
     back. On an error before the commit every move is undone; the staged paths are removed unless `keep_staged`
     (the caller keeps them, e.g. for a database that was locked). `committed(table, keys, generation)` answers for
-    the journals of killed processes that `recover` finds first."""
+    the journals of killed processes that `recover` finds first. `hold()` is entered before the first move and left
+    at the end (the database's write connection: no reader sees files the database does not yet name)."""
     if committed is not None:
         recover(data_dir, committed)
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(hold())
+        except BaseException:  # e.g. the database stayed locked: nothing has moved yet
+            if not keep_staged:
+                for m in moves:
+                    _remove(m.staged)
+            raise
+        return _carry_out(moves, commit, journal_name, check, data_dir, keep_staged)
+
+
+def _carry_out(moves: list[Move], commit: Callable[[], object], journal_name: str, check: tuple[str, dict, str],
+               data_dir: Path | None, keep_staged: bool):
     journal = _journal_dir(data_dir) / f"{journal_name}-{os.getpid()}.json"
     moved_old, placed, done_commit = [], [], False
     try:

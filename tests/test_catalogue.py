@@ -1,0 +1,86 @@
+"""The database reads a run's events and snapshots from their Parquet files through views: no copy, the same rows."""
+
+import shutil
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+
+from riskcore import db
+from riskcore.cli import main
+from riskcore.db import query
+
+SIM = ["simulate", "--run", "c", "--games", "6", "--chunk", "3", "--workers", "1", "--quiet"]
+
+
+def _file_rows(root, run: str, table: str) -> int:
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in (root / "traces" / f"run={run}" / table).glob("*.parquet"))
+
+
+def _kinds(root) -> dict[str, str]:
+    rows = query("SELECT table_name, table_type FROM information_schema.tables", data_dir=root)
+    return dict(zip(rows.table_name, rows.table_type))
+
+
+def test_events_and_snapshots_are_views_over_each_runs_current_files(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    assert main(SIM + data + ["--run", "d", "--games", "4"]) == 0
+    assert main(SIM + data + ["--games", "9", "--seed", "7"]) == 0  # run c replaced: its new files only
+    kinds = _kinds(tmp_path)
+    assert kinds["events"] == kinds["snapshots"] == "VIEW" and kinds["games"] == "BASE TABLE"
+    for table in ("events", "snapshots"):
+        counts = query(f"SELECT run, count(*) AS n FROM {table} GROUP BY run", data_dir=tmp_path)
+        assert dict(zip(counts.run, counts.n)) == {r: _file_rows(tmp_path, r, table) for r in ("c", "d")}
+    games = query("SELECT count(DISTINCT game_id) AS n FROM events WHERE run = 'c'", data_dir=tmp_path).n[0]
+    assert games == 9
+
+
+def test_the_database_does_not_grow_with_the_traces(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data + ["--games", "10"]) == 0
+    small = (tmp_path / "riskcore.duckdb").stat().st_size
+    assert main(SIM + data + ["--games", "1500", "--chunk", "250"]) == 0
+    grown = (tmp_path / "riskcore.duckdb").stat().st_size - small
+    traces = sum(f.stat().st_size for f in (tmp_path / "traces" / "run=c").glob("[es]*/*.parquet"))
+    assert grown < traces / 2  # a copy took about three times the Parquet's bytes
+
+
+def test_a_moved_data_directory_reads_the_same_rows(tmp_path):
+    assert main(SIM + ["--data-dir", str(tmp_path / "here")]) == 0
+    before = query("SELECT * FROM events ORDER BY game_id, seq", data_dir=tmp_path / "here")
+    shutil.move(tmp_path / "here", tmp_path / "there")
+    after = query("SELECT * FROM events ORDER BY game_id, seq", data_dir=tmp_path / "there")
+    assert len(before) > 0 and before.equals(after)
+
+
+def test_a_database_that_held_copies_moves_them_to_views_on_the_next_write(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    with db.transaction(tmp_path) as con:  # the catalogue as an older riskcore wrote it
+        for table in ("events", "snapshots"):
+            con.execute(f"CREATE TABLE copy AS SELECT * FROM {table}")
+            con.execute(f"DROP VIEW {table}")
+            con.execute(f"ALTER TABLE copy RENAME TO {table}")
+        con.execute(f"DROP TABLE {db.VIEWED_FILES}")
+    assert _kinds(tmp_path)["events"] == "BASE TABLE"
+    assert main(SIM + data + ["--run", "d", "--games", "4"]) == 0
+    assert _kinds(tmp_path)["events"] == _kinds(tmp_path)["snapshots"] == "VIEW"
+    counts = query("SELECT run, count(*) AS n FROM snapshots GROUP BY run", data_dir=tmp_path)
+    assert dict(zip(counts.run, counts.n)) == {r: _file_rows(tmp_path, r, "snapshots") for r in ("c", "d")}
+
+
+def test_no_reader_opens_the_database_while_a_runs_files_are_being_replaced(tmp_path, monkeypatch):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    seen = {}
+
+    def reader_at(step: str) -> None:
+        if step == "new-placed":  # the new files are in place, their rows not yet committed
+            code = (f"import duckdb; duckdb.connect({str(tmp_path / 'riskcore.duckdb')!r}, read_only=True)"
+                    ".execute('SELECT count(*) FROM events').fetchall()")
+            seen["reader"] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+
+    monkeypatch.setattr("riskcore.publish.fault", reader_at)
+    assert main(SIM + data + ["--games", "9", "--seed", "7"]) == 0
+    assert seen["reader"].returncode != 0 and "lock" in seen["reader"].stderr.lower()
