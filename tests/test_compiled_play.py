@@ -5,7 +5,7 @@ same place, under several rule variants."""
 import numpy as np
 import pytest
 
-from riskcore.agents.compiled import FIRST_EVENTS, FIRST_SNAPSHOTS, _rolls, play_on, play_on_reference
+from riskcore.agents.compiled import FIRST_EVENTS, FIRST_SNAPSHOTS, battle_rolls, play_on, play_on_reference
 from riskcore.engine.kernel import battle_cumulative, sample_full_battle
 from riskcore.engine.battle import _battle_table, sample_battle
 from riskcore.engine.chance import RngChance
@@ -107,7 +107,7 @@ def test_an_observer_sees_every_action_of_the_same_game():
 @pytest.mark.parametrize("attackers,defenders", [(1, 1), (2, 1), (3, 2), (7, 4), (12, 30), (60, 45)])
 def test_the_kernels_battle_table_is_the_engines(attackers, defenders):
     _, _, cum = _battle_table(attackers, defenders, 0)
-    compiled = battle_cumulative(attackers, defenders, *_rolls())
+    compiled = battle_cumulative(attackers, defenders, *battle_rolls())
     widths = np.diff(np.concatenate([[0.0], compiled]))
     assert compiled[widths > 0].tolist() == cum
 
@@ -115,7 +115,7 @@ def test_the_kernels_battle_table_is_the_engines(attackers, defenders):
 def test_the_kernels_battles_draw_as_the_engines():
     rng_python, rng_compiled = np.random.default_rng(3), np.random.default_rng(3)
     for attackers, defenders in [(1, 1), (5, 3), (3, 9), (20, 20), (2, 14)] * 40:
-        assert sample_full_battle(rng_compiled, attackers, defenders, *_rolls()) == \
+        assert sample_full_battle(rng_compiled, attackers, defenders, *battle_rolls()) == \
             sample_battle(rng_python, attackers, defenders, 0)
 
 

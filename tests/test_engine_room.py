@@ -49,8 +49,11 @@ def test_the_kernel_and_the_reference_import_the_same_rules():
     assert "riskcore.engine.kernel" in GRAPH["riskcore.search.kernels"]
 
 
-RULE_FUNCTIONS = {"step", "check_victory", "begin_turn", "end_turn", "next_setup_player", "trade", "attack",
-                  "mission_done", "trade_value", "sample_full_battle", "finish"}
+RULE_FUNCTIONS = {"step", "check_victory", "begin_turn", "end_turn", "next_setup_player", "trade", "step_attack",
+                  "mission_done", "trade_value", "sample_full_battle", "finish", "step_place", "step_trade",
+                  "step_occupy", "step_end_attack", "step_fortify", "step_end_turn", "emit"}
+# what an agent's kernel may take from the engine's: facts about the state, and the branches of `step`
+AGENT_MAY_CALL = {"first_set", "holds", "room"} | {name for name in RULE_FUNCTIONS if name.startswith("step_")}
 
 
 def test_agents_decide_and_hold_no_rules():
@@ -59,6 +62,24 @@ def test_agents_decide_and_hold_no_rules():
         defined = {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)}
         held.update({f"{path.name}:{name}": True for name in defined & RULE_FUNCTIONS})
     assert not held, f"rules restated among the agents: {sorted(held)}"
+
+
+def test_agents_apply_actions_only_through_the_branches_of_step():
+    from riskcore.engine import kernel
+
+    functions = {name for name, value in vars(kernel).items() if hasattr(value, "py_func")}
+    for path in (PACKAGE / "agents").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        taken, aliases = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "riskcore.engine.kernel":
+                taken |= {alias.name for alias in node.names}
+            if isinstance(node, ast.ImportFrom) and node.module == "riskcore.engine":
+                aliases |= {alias.asname or alias.name for alias in node.names if alias.name == "kernel"}
+        taken |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                  and isinstance(node.value, ast.Name) and node.value.id in aliases}
+        taken &= functions
+        assert taken <= AGENT_MAY_CALL, f"{path.name} calls the kernel's {sorted(taken - AGENT_MAY_CALL)}"
 
 
 def test_every_event_kind_the_reference_logs_is_defined_in_rules():

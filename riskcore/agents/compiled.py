@@ -13,7 +13,7 @@ forms end in the same state, with the same log (tests/test_compiled_play.py).
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 import numpy as np
@@ -79,8 +79,38 @@ def compile_kernel() -> None:
              rngs[0])
 
 
-def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np.random.Generator, stop_turn: int,
-          record: bool, as_rows: bool = False) -> tuple[int, tuple[EventRows, np.ndarray] | None]:
+@dataclass
+class KernelGame:
+    """A `GameState` on the kernel's arrays (`pack`; `unpack` writes it back): the scalars `sc`, the rule settings,
+    the state's arrays, the missions' and the board's arrays, and the event buffers `log`."""
+
+    sc: np.ndarray
+    rules: np.ndarray
+    owner: np.ndarray
+    armies: np.ndarray
+    hands: np.ndarray
+    hand_len: np.ndarray
+    deck: np.ndarray
+    discard: np.ndarray
+    setup_left: np.ndarray
+    alive: np.ndarray
+    eliminated_by: np.ndarray
+    missions: np.ndarray
+    board: tuple[np.ndarray, ...]
+    log: tuple[np.ndarray, ...]
+
+    def counts(self) -> np.ndarray:
+        """Territories per (player, continent), as the kernel's loop keeps them."""
+        counts = np.zeros((len(self.alive), len(self.board[5])), dtype=np.int64)
+        np.add.at(counts, (self.owner, self.board[4]), 1)
+        return counts
+
+    def grow_log(self) -> None:
+        self.log = tuple(np.concatenate([buffer, np.empty_like(buffer)]) for buffer in self.log)
+
+
+def pack(state: GameState, record: bool) -> KernelGame:
+    """The state on the kernel's arrays; `record`: with event buffers (else empty ones: nothing is logged)."""
     if state.phase not in _PHASES:
         raise ValueError(f"the compiled game starts after the deal, not in phase {state.phase!r}")
     p, n = state.n_players, state.board.n_territories
@@ -93,34 +123,31 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
         sc[R.OCC_SRC], sc[R.OCC_DST], sc[R.OCC_LOW] = state.occupy
     width = state.board.n_cards + 1
     hands = np.zeros((p, width), dtype=np.int64)
-    hand_len = np.array([len(h) for h in state.hands], dtype=np.int64)
     for seat, hand in enumerate(state.hands):
         hands[seat, :len(hand)] = hand
-    deck, discard = _pile(state.deck, width), _pile(state.discard, width)
-    setup_left = np.array(state.setup_left, dtype=np.int64)
-    alive = np.array(state.alive, dtype=np.bool_)
-    owner, armies, eliminated_by = state.owner.copy(), state.armies.copy(), state.eliminated_by.copy()
     log = (np.empty((FIRST_EVENTS, R.N_COLUMNS), np.int64), np.empty(FIRST_EVENTS, np.int64),
            np.empty((FIRST_SNAPSHOTS, 2 + 2 * n), np.int64)) if record else _NO_LOG
-    args = (_rules(state.config), owner, armies, hands, hand_len, deck, discard, setup_left, alive, eliminated_by,
-            _missions(state), _agents(agents), _board_arrays(state.board), _rolls(), CONQUER_TABLE, stop_turn)
-    # one tuple length for every player count: the kernel is compiled once, not per count
-    rngs = tuple(seat_rngs) + (chance_rng,) * (K.MOST_SEATS + 1 - p)
-    while (status := K.play(rngs, p, sc, *args, log)) == K.ROOM:
-        log = tuple(np.concatenate([buffer, np.empty_like(buffer)]) for buffer in log)
-    if status != K.DONE:
-        raise IllegalAction(f"compiled game: seat {int(sc[R.CURRENT])} has no legal move in phase "
-                            f"{PHASES[int(sc[R.PHASE])]!r} at turn {int(sc[R.TURN])}")
+    return KernelGame(sc, _rules(state.config), state.owner.copy(), state.armies.copy(), hands,
+                      np.array([len(h) for h in state.hands], dtype=np.int64), _pile(state.deck, width),
+                      _pile(state.discard, width), np.array(state.setup_left, dtype=np.int64),
+                      np.array(state.alive, dtype=np.bool_), state.eliminated_by.copy(), _missions(state),
+                      _board_arrays(state.board), log)
+
+
+def unpack(game: KernelGame, state: GameState, as_rows: bool = False) -> tuple[EventRows, np.ndarray] | None:
+    """Write the kernel's game back into `state`: its log too when it was recorded, or, `as_rows`, returned as
+    trace rows instead."""
+    sc, p = game.sc, state.n_players
     rows = None
     if as_rows:
-        rows = _trace_rows(len(state.log), sc, log)
-    elif record:
-        _write_log(state, sc, log)
-    state.owner[:], state.armies[:], state.eliminated_by[:] = owner, armies, eliminated_by
-    state.alive, state.setup_left = alive.tolist(), setup_left.tolist()
+        rows = _trace_rows(len(state.log), sc, game.log)
+    elif len(game.log[0]):
+        _write_log(state, sc, game.log)
+    state.owner[:], state.armies[:], state.eliminated_by[:] = game.owner, game.armies, game.eliminated_by
+    state.alive, state.setup_left = game.alive.tolist(), game.setup_left.tolist()
     state.owners_changed()
-    state.hands = [hands[seat, :hand_len[seat]].tolist() for seat in range(p)]
-    state.deck, state.discard = deck[1:deck[0] + 1].tolist(), discard[1:discard[0] + 1].tolist()
+    state.hands = [game.hands[seat, :game.hand_len[seat]].tolist() for seat in range(p)]
+    state.deck, state.discard = game.deck[1:game.deck[0] + 1].tolist(), game.discard[1:game.discard[0] + 1].tolist()
     state.phase, state.current, state.turn = PHASES[int(sc[R.PHASE])], int(sc[R.CURRENT]), int(sc[R.TURN])
     state.reserve, state.conquered, state.trade_bonus_used = int(sc[R.RESERVE]), bool(sc[R.CONQUERED]), \
         bool(sc[R.BONUS_USED])
@@ -128,7 +155,23 @@ def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np
     state.occupy = (int(sc[R.OCC_SRC]), int(sc[R.OCC_DST]), int(sc[R.OCC_LOW])) if state.phase == OCCUPY else None
     state.winner = int(sc[R.WINNER])
     state.end_reason = END_REASONS[int(sc[R.REASON])] or state.end_reason
-    return int(sc[R.ACTIONS]), rows
+    return rows
+
+
+def _play(state: GameState, agents: list[Agent], seat_rngs: list, chance_rng: np.random.Generator, stop_turn: int,
+          record: bool, as_rows: bool = False) -> tuple[int, tuple[EventRows, np.ndarray] | None]:
+    game = pack(state, record)
+    args = (game.rules, game.owner, game.armies, game.hands, game.hand_len, game.deck, game.discard,
+            game.setup_left, game.alive, game.eliminated_by, game.missions, _agents(agents), game.board,
+            battle_rolls(), CONQUER_TABLE, stop_turn)
+    # one tuple length for every player count: the kernel is compiled once, not per count
+    rngs = tuple(seat_rngs) + (chance_rng,) * (K.MOST_SEATS + 1 - state.n_players)
+    while (status := K.play(rngs, state.n_players, game.sc, *args, game.log)) == K.ROOM:
+        game.grow_log()
+    if status != K.DONE:
+        raise IllegalAction(f"compiled game: seat {int(game.sc[R.CURRENT])} has no legal move in phase "
+                            f"{PHASES[int(game.sc[R.PHASE])]!r} at turn {int(game.sc[R.TURN])}")
+    return int(game.sc[R.ACTIONS]), unpack(game, state, as_rows)
 
 
 # the trace's event fields and the kernel's columns that hold them
@@ -200,19 +243,18 @@ def _rules(config: GameConfig) -> np.ndarray:
     return rules
 
 
-def _missions(state: GameState) -> tuple[np.ndarray, ...]:
-    """Per seat: kind (-1: none), listed continents (mask), extra continents, territory target, minimum armies,
-    colour."""
-    p, c = state.n_players, state.board.n_continents
-    kind, extra, target = np.full(p, -1, np.int64), np.zeros(p, np.int64), np.zeros(p, np.int64)
-    min_armies, colour, listed = np.ones(p, np.int64), np.full(p, -1, np.int64), np.zeros((p, c), np.bool_)
+def _missions(state: GameState) -> np.ndarray:
+    """A row per seat (`kernel.M_*`): kind (-1: none), extra continents, territory target, least armies, colour,
+    and a 0/1 column per continent the mission names."""
+    missions = np.zeros((state.n_players, R.M_LISTED + state.board.n_continents), np.int64)
+    missions[:, R.M_KIND], missions[:, R.M_MIN_ARMIES], missions[:, R.M_COLOUR] = -1, 1, -1
     for seat, m in enumerate(state.missions):
         if m is None:
             continue
-        kind[seat], extra[seat], target[seat] = MISSION_KINDS.index(m.kind), m.extra_continents, m.territories
-        min_armies[seat], colour[seat] = m.min_armies, m.colour
-        listed[seat, list(m.continents)] = True
-    return kind, listed, extra, target, min_armies, colour
+        missions[seat, [R.M_KIND, R.M_EXTRA, R.M_TARGET, R.M_MIN_ARMIES, R.M_COLOUR]] = \
+            MISSION_KINDS.index(m.kind), m.extra_continents, m.territories, m.min_armies, m.colour
+        missions[seat, [R.M_LISTED + c for c in m.continents]] = 1
+    return missions
 
 
 @lru_cache(maxsize=16)  # boards compare by identity
@@ -226,7 +268,7 @@ def _board_arrays(board: Board) -> tuple[np.ndarray, ...]:
 
 
 @lru_cache(maxsize=1)
-def _rolls() -> tuple[np.ndarray, ...]:
+def battle_rolls() -> tuple[np.ndarray, ...]:
     """Every roll's outcomes as `battle._absorbing` meets them: (attacker losses, defender losses, probability),
     rolls ordered by (attacker dice, defender dice), `starts` where each roll's outcomes begin."""
     al, dl, prob, starts = [], [], [], [0]

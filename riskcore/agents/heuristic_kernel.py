@@ -7,10 +7,9 @@ numpy's bit streams: chance from one, each seat's tie-breaks from its own). A co
 Python engine's events and snapshots exactly, and leaves every generator where the Python game leaves it.
 `agents/compiled.py` packs a `GameState` into the arrays and back; `mcs`'s playouts and `game.play_game` use it.
 
-The loop applies each decided action through the engine kernel's rule functions (`trade`, `attack`,
-`check_victory`, `next_setup_player`, `end_turn`); the few lines of turn flow between them (what follows an
-occupation, a placement, a fortification) stay in the loop: moved behind one `step` call per action, as the
-reference dispatches, they made the compiled games a fifth slower.
+The loop decides each action and applies it with the engine kernel's branch of `reference.step` for it
+(`step_place`, `step_trade`, `step_attack`, `step_occupy`, `step_end_attack`, `step_fortify`, `step_end_turn`):
+the rules and the turn flow between actions are the engine's, the decisions the agents'.
 
 The kernel stops at an action boundary when its event buffers are nearly full (status `ROOM`); the caller grows
 them and calls again, since the whole state lives in the arrays.
@@ -22,9 +21,9 @@ import numpy as np
 from numba import njit
 
 from riskcore.engine.kernel import (
-    ACTIONS, ATTACK, CONQUERED, CONTINENTS, CURRENT, DESTROY, ELIMINATION_AT, END_ATTACK, END_TURN, FORCED_AT, FORTIFY,
-    FORTIFY_EVENT, OCCUPY, OCCUPY_EVENT, OCC_DST, OCC_LOW, OCC_SRC, OVER, PHASE, PLACE, REINFORCE, REINFORCE_EVENT,
-    RESERVE, SETUP, TURN, attack, check_victory, emit, end_turn, first_set, holds, next_setup_player, room, trade)
+    ACTIONS, ATTACK, CONQUERED, CONTINENTS, CURRENT, DESTROY, FORCED_AT, M_COLOUR, M_EXTRA, M_KIND, M_LISTED, OCCUPY,
+    OCC_DST, OCC_LOW, OCC_SRC, OVER, PHASE, REINFORCE, RESERVE, SETUP, TURN, first_set, holds, room, step_attack,
+    step_end_attack, step_end_turn, step_fortify, step_occupy, step_place, step_trade)
 
 DOMINATION_AGENT, MISSION_AGENT = range(2)
 DONE, ROOM, UNPLAYABLE = 0, 1, 2  # kernel statuses
@@ -53,12 +52,12 @@ def domination_values(me, counts, sizes, bonus, continent_of, alive):
 @njit(cache=True)
 def mission_targets(me, owner, counts, sizes, continent_of, n_players, eliminated_by, missions, out):
     """`heuristic.mission_targets` into `out`; False when any territory serves (no mission, or none to aim at)."""
-    kind, cont_mask, extra, target, min_armies, colour = missions
-    if kind[me] < 0:
+    kind = missions[me, M_KIND]
+    if kind < 0:
         return False
-    if kind[me] == CONTINENTS:
-        chosen = cont_mask[me].copy()
-        for _ in range(extra[me]):  # the most advanced other continents (argsort of -share, stable)
+    if kind == CONTINENTS:
+        chosen = missions[me, M_LISTED:] != 0
+        for _ in range(missions[me, M_EXTRA]):  # the most advanced other continents (argsort of -share, stable)
             best, best_share = -1, -np.inf
             for c in range(sizes.shape[0]):
                 share = counts[me, c] / sizes[c]
@@ -68,8 +67,8 @@ def mission_targets(me, owner, counts, sizes, continent_of, n_players, eliminate
         for t in range(out.shape[0]):
             out[t] = chosen[continent_of[t]]
         return True
-    c = colour[me]
-    if kind[me] == DESTROY and not (c == me or c >= n_players or (eliminated_by[c] >= 0 and eliminated_by[c] != me)):
+    c = missions[me, M_COLOUR]
+    if kind == DESTROY and not (c == me or c >= n_players or (eliminated_by[c] >= 0 and eliminated_by[c] != me)):
         for t in range(out.shape[0]):
             out[t] = owner[t] == c
         return True
@@ -266,58 +265,37 @@ def play(rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard,
         if phase == SETUP or phase == REINFORCE:
             i, j, k = first_set(hands[me], hand_len[me], card_symbol) if phase == REINFORCE else (-1, -1, -1)
             if i >= 0:
-                trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, i, j, k)
-            else:
-                if (phase == REINFORCE and hand_len[me] >= rules[FORCED_AT]) or sc[RESERVE] < 1:
-                    return UNPLAYABLE
-                value, aimed = seat_values(me, agents, owner, counts, sizes, bonus, continent_of, alive,
-                                           eliminated_by, missions, targets)
-                constrained = agent_kind[me] == MISSION_AGENT and focus[me] >= 1 and aimed
-                placed = sc[RESERVE]
-                t = staging(rng, me, placed if phase == REINFORCE else 1, owner, armies, edges, value, table,
-                            targets, constrained)
-                armies[t] += placed
-                sc[RESERVE] = 0
-                if phase == SETUP:
-                    setup_left[me] -= placed
-                    emit(log, sc, PLACE, dst=t, armies=placed)
-                    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
-                    if sc[PHASE] != OVER:
-                        next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus)
-                    continue
-                emit(log, sc, REINFORCE_EVENT, dst=t, armies=placed)
-                sc[PHASE] = ATTACK
+                step_trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, counts, sizes,
+                           alive, eliminated_by, missions, i, j, k)
+                continue
+            if (phase == REINFORCE and hand_len[me] >= rules[FORCED_AT]) or sc[RESERVE] < 1:
+                return UNPLAYABLE
+            value, aimed = seat_values(me, agents, owner, counts, sizes, bonus, continent_of, alive, eliminated_by,
+                                       missions, targets)
+            constrained = agent_kind[me] == MISSION_AGENT and focus[me] >= 1 and aimed
+            placed = sc[RESERVE]
+            t = staging(rng, me, placed if phase == REINFORCE else 1, owner, armies, edges, value, table, targets,
+                        constrained)
+            step_place(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus, alive, eliminated_by,
+                       missions, hand_len, t, placed)
         elif phase == ATTACK:
             value, _ = seat_values(me, agents, owner, counts, sizes, bonus, continent_of, alive, eliminated_by,
                                    missions, targets)
             e = choose_attack(rng, me, sc[CONQUERED], owner, armies, edges, value, table, threshold[me])
             if e < 0:
-                emit(log, sc, END_ATTACK)
-                sc[PHASE] = FORTIFY
-            elif attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, eliminated_by, hands,
-                        hand_len, edge_src[e], edge_dst[e], rolls):
-                continue  # a conquest is complete once the armies have moved in
+                step_end_attack(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+            else:
+                step_attack(log, rngs[chance], sc, rules, owner, armies, counts, sizes, continent_of, alive,
+                            eliminated_by, missions, hands, hand_len, edge_src[e], edge_dst[e], rolls)
         elif phase == OCCUPY:
-            move = occupy_move(sc, owner, armies, nbr_start, nbr)
-            armies[sc[OCC_SRC]] -= move
-            armies[sc[OCC_DST]] += move
-            emit(log, sc, OCCUPY_EVENT, src=sc[OCC_SRC], dst=sc[OCC_DST], armies=move)
-            sc[PHASE] = REINFORCE if hand_len[me] >= rules[ELIMINATION_AT] else ATTACK
+            step_occupy(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions, hand_len,
+                        occupy_move(sc, owner, armies, nbr_start, nbr))
         else:  # FORTIFY
             src, dst = choose_fortify(me, owner, armies, nbr_start, nbr)
             if src < 0:
-                emit(log, sc, END_TURN)
-                end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts,
-                         sizes, bonus)
-                continue
-            move = armies[src] - 1
-            armies[src] -= move
-            armies[dst] += move
-            emit(log, sc, FORTIFY_EVENT, src=src, dst=dst, armies=move)
-            check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
-            if sc[PHASE] != OVER:
-                end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts,
-                         sizes, bonus)
-            continue
-        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+                step_end_turn(log, rngs[chance], sc, rules, owner, armies, hands, hand_len, deck, discard, alive,
+                              counts, sizes, bonus)
+            else:
+                step_fortify(log, rngs[chance], sc, rules, owner, armies, hands, hand_len, deck, discard, alive,
+                             eliminated_by, missions, counts, sizes, bonus, src, dst, armies[src] - 1)
     return DONE

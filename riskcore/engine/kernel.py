@@ -1,7 +1,9 @@
 """The rules of `reference.py` on flat arrays (numba), for the compiled games of `agents/heuristic_kernel.py`.
 
 A game is an int64 array of scalars (`PHASE`, `CURRENT`, ..., the buffers' fill levels), the rule settings (`RULES`
-indices: `GameConfig`'s fields as numbers) and arrays for owners, armies, hands, deck, discards and eliminations.
+indices: `GameConfig`'s fields as numbers), arrays for owners, armies, hands, deck, discards and eliminations, and
+the missions (a row per seat, `M_*`). `step_place` ... `step_end_turn` apply an action as the branch of
+`reference.step` for it does; the compiled agents call them, and tests/test_kernel_step.py holds them to `step`.
 Each function does what the engine's function of the same name does, in the same order, drawing chance from the
 same generator: full battles (`stop_at` 0) as `battle.sample_battle` draws them, one uniform against the cumulative
 distribution of the absorbing states built with `battle._absorbing`'s float arithmetic; card draws as
@@ -38,6 +40,9 @@ PLAYING, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = (END_REASONS.index(name) for n
 (DOMINATION, FIXED_VALUES, CARD_CAP, EVERY_TRADE, AT_ONCE, TURN_CAP, FORCED_AT, ELIMINATION_AT, SETUP_BATCH,
  N_RULES) = range(10)
 CONTINENTS, TERRITORIES, DESTROY = (MISSION_KINDS.index(name) for name in ("continents", "territories", "destroy"))
+# a seat's mission: one int64 row (kind, extra continents, territory target, least armies, colour, then a 0/1 column
+# per continent it names), so that a call passes one array where six arrays cost six reference counts
+M_KIND, M_EXTRA, M_TARGET, M_MIN_ARMIES, M_COLOUR, M_LISTED = range(6)
 PLACE, REINFORCE_EVENT, TRADE = EVENT_KINDS.index("place"), EVENT_KINDS.index("reinforce"), EVENT_KINDS.index("trade")
 ATTACK_EVENT, OCCUPY_EVENT = EVENT_KINDS.index("attack"), EVENT_KINDS.index("occupy")
 END_ATTACK, FORTIFY_EVENT = EVENT_KINDS.index("end_attack"), EVENT_KINDS.index("fortify")
@@ -140,32 +145,31 @@ def holds(counts, sizes, p, c):
 
 
 @njit(cache=True)
-def mission_done(p, kind, cont_mask, extra, target, min_armies, colour, owner, armies, counts, sizes,
-                 n_players, eliminated_by):
+def mission_done(p, missions, owner, armies, counts, sizes, n_players, eliminated_by):
     """`Mission.complete` for player p's mission."""
-    k = kind[p]
+    k = missions[p, M_KIND]
     if k == CONTINENTS:
         listed = held = 0
         for c in range(sizes.shape[0]):
             whole = holds(counts, sizes, p, c)
             held += whole
-            if cont_mask[p, c]:
+            if missions[p, M_LISTED + c]:
                 listed += 1
                 if not whole:
                     return False
-        return held - listed >= extra[p]
+        return held - listed >= missions[p, M_EXTRA]
     n_owned = territories_of(counts, p)
     if k == TERRITORIES:
-        if min_armies[p] <= 1:
-            return n_owned >= target[p]
+        if missions[p, M_MIN_ARMIES] <= 1:
+            return n_owned >= missions[p, M_TARGET]
         strong = 0
         for t in range(owner.shape[0]):
-            if owner[t] == p and armies[t] >= min_armies[p]:
+            if owner[t] == p and armies[t] >= missions[p, M_MIN_ARMIES]:
                 strong += 1
-        return strong >= target[p]
-    c = colour[p]
+        return strong >= missions[p, M_TARGET]
+    c = missions[p, M_COLOUR]
     if c == p or c >= n_players or (eliminated_by[c] >= 0 and eliminated_by[c] != p):
-        return n_owned >= target[p]
+        return n_owned >= missions[p, M_TARGET]
     return eliminated_by[c] == p
 
 
@@ -231,7 +235,6 @@ def check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminate
     """`reference._check_victory`."""
     if sc[TURN] == 0:  # claims and setup placements: a game is won on a player's own turn, after setup
         return
-    kind, cont_mask, extra, target, min_armies, colour = missions
     me = sc[CURRENT]
     n_players = alive.shape[0]
     if rules[DOMINATION]:
@@ -246,8 +249,7 @@ def check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminate
         if p == me:
             continue
         q = me if p < 0 else p
-        if alive[q] and mission_done(q, kind, cont_mask, extra, target, min_armies, colour, owner, armies, counts,
-                                     sizes, n_players, eliminated_by):
+        if alive[q] and mission_done(q, missions, owner, armies, counts, sizes, n_players, eliminated_by):
             finish(log, sc, q, BY_MISSION)
             return
     living = 0
@@ -289,7 +291,7 @@ def next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, 
 
 
 @njit(cache=True)
-def end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
+def end_turn(log, chance_rng, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
              bonus):
     """`reference._end_turn`: a card for a conquest (the deck refilled from the discards when empty), next player."""
     me = sc[CURRENT]
@@ -299,7 +301,7 @@ def end_turn(log, rngs, chance, sc, rules, owner, armies, hands, hand_len, deck,
             deck[1:n + 1] = np.sort(discard[1:n + 1])
             deck[0], discard[0] = n, 0
         if deck[0] > 0:
-            i = rngs[chance].integers(0, deck[0])
+            i = chance_rng.integers(0, deck[0])
             card = deck[1 + i]
             deck[1 + i:deck[0]] = deck[2 + i:deck[0] + 1].copy()
             deck[0] -= 1
@@ -375,14 +377,48 @@ def trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_sy
     emit(log, sc, TRADE, dst=bonus_at, armies=value, cards_start=log_cards(log, sc, cards, 3), cards_len=3)
 
 
+# ---- `reference.step`, one function per branch ------------------------------------------------------------------
+# The actions the compiled games take (a `Place` of the whole reserve, a `Trade`, a full battle, an `Occupy`, an
+# `EndAttack`, a `Fortify`, an `EndTurn`; claims, single rolls and retreats stay in Python), each as `step` applies
+# it and in its order. An agent's loop calls the branch of the action it chose: one dispatching `step` cost the
+# compiled games a fifth of their speed, since numba counts references to every array it is passed on every call.
 @njit(cache=True)
-def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, eliminated_by, hands, hand_len, src,
-           dst, rolls):
-    """`reference._attack` with a full battle; a conquest moves ownership (and the victim's cards when it is out)."""
+def step_place(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus, alive, eliminated_by, missions,
+               hand_len, t, n):
+    """`Place(t, n)`."""
+    me = sc[CURRENT]
+    armies[t] += n
+    sc[RESERVE] -= n
+    if sc[PHASE] == SETUP:
+        setup_left[me] -= n
+        emit(log, sc, PLACE, dst=t, armies=n)
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+        if sc[PHASE] != OVER and sc[RESERVE] == 0:
+            next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus)
+        return
+    emit(log, sc, REINFORCE_EVENT, dst=t, armies=n)
+    if sc[RESERVE] == 0 and hand_len[me] < rules[FORCED_AT]:
+        sc[PHASE] = ATTACK
+    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+
+
+@njit(cache=True)
+def step_trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, counts, sizes, alive,
+               eliminated_by, missions, i, j, k):
+    """`Trade` of the cards at hand positions i < j < k."""
+    trade(log, sc, rules, owner, armies, hands, hand_len, deck, discard, card_symbol, i, j, k)
+    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+
+
+@njit(cache=True)
+def step_attack(log, chance_rng, sc, rules, owner, armies, counts, sizes, continent_of, alive, eliminated_by,
+                missions, hands, hand_len, src, dst, rolls):
+    """`Attack(src, dst, stop_at=0)`, a full battle, with `reference._attack` written in (a call less per attack:
+    a twentieth of the compiled games' time); True when it conquered: ownership moves (and the victim's cards when
+    it is out), the armies move in with the next action."""
     me, defender = sc[CURRENT], owner[dst]
     rolling, defending = armies[src] - 1, armies[dst]
-    a_loss, d_loss, last = sample_full_battle(rngs[chance], rolling, defending, rolls[0], rolls[1], rolls[2],
-                                              rolls[3])
+    a_loss, d_loss, last = sample_full_battle(chance_rng, rolling, defending, rolls[0], rolls[1], rolls[2], rolls[3])
     armies[src] -= a_loss
     armies[dst] -= d_loss
     conquered = armies[dst] == 0
@@ -390,13 +426,14 @@ def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, el
          d_dice=min(DEFENDER_DICE, defending), a_loss=a_loss, d_loss=d_loss, conquered=conquered, opponent=defender,
          stop_at=0)
     if not conquered:
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
         return False
     owner[dst] = me
     counts[me, continent_of[dst]] += 1
     counts[defender, continent_of[dst]] -= 1
     sc[CONQUERED] = 1
     sc[OCC_SRC], sc[OCC_DST], sc[OCC_LOW] = src, dst, min(last, armies[src] - 1)
-    sc[PHASE] = OCCUPY
+    sc[PHASE] = OCCUPY  # a conquest is complete only once the armies have moved in: no victory check yet
     if territories_of(counts, defender) == 0:
         alive[defender] = False
         eliminated_by[defender] = me
@@ -408,3 +445,44 @@ def attack(log, rngs, chance, sc, owner, armies, counts, continent_of, alive, el
             hand_len[me] += 1
         hand_len[defender] = 0
     return True
+
+
+@njit(cache=True)
+def step_occupy(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions, hand_len, n):
+    """`Occupy(n)`."""
+    src, dst = sc[OCC_SRC], sc[OCC_DST]
+    armies[src] -= n
+    armies[dst] += n
+    emit(log, sc, OCCUPY_EVENT, src=src, dst=dst, armies=n)
+    # trade down at once after taking a victim's cards, then place
+    sc[PHASE] = REINFORCE if hand_len[sc[CURRENT]] >= rules[ELIMINATION_AT] else ATTACK
+    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+
+
+@njit(cache=True)
+def step_end_attack(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions):
+    """`EndAttack()`."""
+    emit(log, sc, END_ATTACK)
+    sc[PHASE] = FORTIFY
+    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+
+
+@njit(cache=True)
+def step_fortify(log, chance_rng, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, eliminated_by,
+                 missions, counts, sizes, bonus, src, dst, n):
+    """`Fortify(src, dst, n)`: the turn ends with it."""
+    armies[src] -= n
+    armies[dst] += n
+    emit(log, sc, FORTIFY_EVENT, src=src, dst=dst, armies=n)
+    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+    if sc[PHASE] != OVER:
+        end_turn(log, chance_rng, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
+                 bonus)
+
+
+@njit(cache=True)
+def step_end_turn(log, chance_rng, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
+                  bonus):
+    """`EndTurn()`."""
+    emit(log, sc, END_TURN)
+    end_turn(log, chance_rng, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes, bonus)
