@@ -521,4 +521,4 @@ say(f"""
 say("Figures in this report: " + ", ".join(f"`{f}`" for f in FIGURES) + ".")
 
 # %%
-write_headlines(readme_headlines(gen, named, agents.leaders, s))  # the README's results, word for word
+headlines = write_headlines(readme_headlines(gen, named, agents.leaders, s))  # the README's results, word for word

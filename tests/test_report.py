@@ -88,6 +88,7 @@ def test_report_html_names_and_embeds_every_figure_without_code(pipeline):
     assert text.count("data:image/png;base64") >= len(FIGURES)
     assert not re.search(r"from riskcore\.\w+ import", text)  # code cells are hidden
     assert "<title>Plan recognition and game AI in RISK</title>" in text
+    assert str(html.parents[1]) not in text and "PosixPath(" not in text  # nothing of where it was built
 
 
 def test_every_report_figure_has_alt_text_and_every_section_its_prose(pipeline):
