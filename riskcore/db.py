@@ -75,14 +75,19 @@ def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds:
             continue
         con.execute("SET enable_progress_bar = false")  # in a notebook its bar is left behind above the output
         # the views name their files relative to the data directory, so that the directory can move
-        con.execute(f"SET file_search_path = '{str(db.parent).replace(chr(39), chr(39) * 2)}'")
+        con.execute(f"SET file_search_path = {sql_text(db.parent)}")
         if not read_only:
             con.execute(f"SET memory_limit = '{WRITE_MEMORY}'")
         return con
 
 
+def sql_text(value: object) -> str:
+    """A value as an SQL string literal."""
+    return "'" + str(value).replace("'", "''") + "'"
+
+
 def sql_list(files: list[Path]) -> str:
-    return "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+    return "[" + ", ".join(sql_text(f) for f in files) + "]"
 
 
 EVOLVE_MEMORY = "2GB"  # adding a column to a large table needs more than a writer's budget: a rare upgrade
@@ -116,7 +121,7 @@ def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str,
                    ) -> dict[str, int]:
     """`register_tables` from given files per table (a part of a directory that other parts share)."""
     where = " AND ".join(f"{c} = ?" for c in keys)
-    label = ", ".join(f"{c}={v!r}" for c, v in keys.items())
+    label = _label(keys)
     counts = {}
     for name, files in tables.items():
         if not files:
@@ -143,6 +148,11 @@ def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str,
     return counts
 
 
+def _label(keys: dict) -> str:
+    """A publication's keys as messages name them and `viewed_files` keys its files: `run='x', setting='y'`."""
+    return ", ".join(f"{c}={v!r}" for c, v in keys.items())
+
+
 def _register_viewed(con: duckdb.DuckDBPyConnection, name: str, label: str, files: list[Path], root: Path) -> int:
     """Put `files` in the place of the files `label` had behind the view `name` and redefine the view over every
     registered file in registration order (a database that held a copy of the table is moved to the view first).
@@ -151,12 +161,17 @@ def _register_viewed(con: duckdb.DuckDBPyConnection, name: str, label: str, file
                 "file VARCHAR)")
     if _kind(con, name) == "BASE TABLE":
         _copy_to_view(con, name, root)
+    _list_files(con, name, label, files, root)
+    _define_view(con, name)
+    return con.execute(f"SELECT count(*) FROM read_parquet({sql_list(files)})").fetchone()[0]
+
+
+def _list_files(con: duckdb.DuckDBPyConnection, name: str, label: str, files: list[Path], root: Path) -> None:
+    """`files` behind the view `name` for `label`, in place of those it had, after every file listed before."""
     seq = con.execute(f"SELECT coalesce(max(seq), -1) + 1 FROM {VIEWED_FILES}").fetchone()[0]
     con.execute(f"DELETE FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, label])
     con.executemany(f"INSERT INTO {VIEWED_FILES} VALUES (?, ?, ?, ?)",
                     [[name, label, seq + i, f.resolve().relative_to(root).as_posix()] for i, f in enumerate(files)])
-    _define_view(con, name)
-    return con.execute(f"SELECT count(*) FROM read_parquet({sql_list(files)})").fetchone()[0]
 
 
 def _define_view(con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -176,11 +191,9 @@ def _copy_to_view(con: duckdb.DuckDBPyConnection, name: str, root: Path) -> None
     """A database written before `name` became a view holds a copy of it: every run's files take its place."""
     runs = [r for (r,) in con.execute(f"SELECT DISTINCT run FROM {name} ORDER BY run").fetchall()]
     con.execute(f"DROP TABLE {name}")
-    for i, run in enumerate(runs):
+    for run in runs:
         files = sorted(paths.parquet_dir("traces", "run", run, root).glob(f"{name}/*.parquet"))
-        con.executemany(f"INSERT INTO {VIEWED_FILES} VALUES (?, ?, ?, ?)",
-                        [[name, f"run={run!r}", i * 1_000_000 + j, f.relative_to(root).as_posix()]
-                         for j, f in enumerate(files)])
+        _list_files(con, name, _label({"run": run}), files, root)
 
 
 def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> None:

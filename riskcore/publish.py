@@ -191,9 +191,7 @@ def publish(moves: list[Move], commit: Callable[[], object], journal_name: str, 
         try:
             stack.enter_context(hold())
         except BaseException:  # e.g. the database stayed locked: nothing has moved yet
-            if not keep_staged:
-                for m in moves:
-                    _remove(m.staged)
+            _drop_staged(moves, keep_staged)
             raise
         return _carry_out(moves, commit, journal_name, check, data_dir, keep_staged)
 
@@ -239,11 +237,16 @@ def _carry_out(moves: list[Move], commit: Callable[[], object], journal_name: st
         for m in reversed(moved_old):
             if m.trash.exists():
                 os.replace(m.trash, m.final)
-        if not keep_staged:
-            for m in moves:
-                _remove(m.staged)
+        _drop_staged(moves, keep_staged)
         journal.unlink(missing_ok=True)
         raise
+
+
+def _drop_staged(moves: list[Move], keep_staged: bool) -> None:
+    """An abandoned publication's staged paths go, unless the caller keeps them."""
+    if not keep_staged:
+        for m in moves:
+            _remove(m.staged)
 
 
 def _write_journal(journal: Path, moves: list[Move], check: tuple[str, dict, str]) -> None:

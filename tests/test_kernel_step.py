@@ -22,7 +22,7 @@ def _compiled_form(action) -> bool:
 def _kernel_step(state, action) -> None:
     """Apply `action` to `state` on the kernel's arrays, with the branch of `step` that applies it."""
     g = pack(state, record=True)
-    counts, chance = g.counts(), state.chance.rng
+    counts, chance = state.continent_counts().copy(), state.chance.rng  # the kernel changes its counts
     edge_src, edge_dst, nbr_start, nbr, continent_of, sizes, bonus, card_symbol = g.board
     state_arrays = (g.owner, g.armies, g.hands, g.hand_len, g.deck, g.discard)
     if isinstance(action, Place):

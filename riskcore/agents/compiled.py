@@ -99,12 +99,6 @@ class KernelGame:
     board: tuple[np.ndarray, ...]
     log: tuple[np.ndarray, ...]
 
-    def counts(self) -> np.ndarray:
-        """Territories per (player, continent), as the kernel's loop keeps them."""
-        counts = np.zeros((len(self.alive), len(self.board[5])), dtype=np.int64)
-        np.add.at(counts, (self.owner, self.board[4]), 1)
-        return counts
-
     def grow_log(self) -> None:
         self.log = tuple(np.concatenate([buffer, np.empty_like(buffer)]) for buffer in self.log)
 
