@@ -37,6 +37,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -c "from riskcore.experiments.search import compile_kernels; compile_kernels()"  # numba cache
 	$(BIN)/python -c "from riskcore.agents.compiled import compile_kernel; compile_kernel()"  # numba cache
 	$(BIN)/python -c "from riskcore.recognition.compiled_scores import compile_scores; compile_scores()"  # numba cache
+	$(BIN)/python -c "from riskcore.recognition.compiled_features import compile_features; compile_features()"  # numba cache
 	touch $(STAMP)
 
 test: venv ## run the whole test suite (slow experiments run in their small versions)

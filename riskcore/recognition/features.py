@@ -20,6 +20,9 @@ action is consistent with e. Any PHATT weighting is then a vectorised formula ov
 For inverse planning we also store each attack and reinforcement decision's candidate set (`rec_candidates`):
 one row per (candidate, enemy target) pair with the exact conquest odds and a bit mask of the explanations
 whose territories contain the target; `cand` groups the rows of one candidate, `chosen` marks the observed one.
+
+`Extractor` is the reference, in Python (fed a few events at a time by `recognition.online`); `build_features`
+runs its compiled equal, `compiled_features.extract_events`, over a chunk of games at once.
 """
 
 from __future__ import annotations
@@ -113,10 +116,12 @@ class Extractor:
         self.eliminated = [False] * n_players
         self.cache: dict[tuple, tuple] = {}
         self.version = [0] * n_players  # bumps when a player's territories change
+        self.dynamic = any(e.kind == "destroy" for e in hyp.explanations)
         self._carry: dict[str, np.ndarray] | None = None  # the events of a battle still open at the last feed
 
     def pending(self, p: int):
-        key = (p, self.version[p])
+        # a destroy explanation holds its colour's territories: then anyone's conquest changes p's counts too
+        key = (p, tuple(self.version)) if self.dynamic else (p, self.version[p])
         if key not in self.cache:
             owner, hyp = self.owner, self.hyp
             o = (owner == p).astype(np.int64)
@@ -160,7 +165,7 @@ class Extractor:
         whole continent; scaled to a maximum of 1."""
         board = self.hyp.board
         mask, owner = board.continent_mask, self.owner
-        owned = mask @ (owner == p) / mask.sum(axis=1)
+        owned = (mask & (owner == p)).sum(axis=1) / mask.sum(axis=1)  # a count (a bool matmul gives any())
         value = 0.5 + owned * board.continent_bonus / board.continent_bonus.max()
         lowest = np.where(mask, owner[None, :], board.n_territories).min(axis=1)
         highest = np.where(mask, owner[None, :], -2).max(axis=1)
@@ -314,15 +319,49 @@ def extract_chunk(hyp: Hypotheses, n_players: int, extended: bool, events: dict[
     return merged
 
 
+def compiled_chunk(hyp: Hypotheses, n_players: int, events: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`extract_chunk` with every observation view (`extended`), compiled: the same parts, as arrays."""
+    from riskcore.recognition import compiled_features as cf
+
+    board = hyp.board
+    n_ev = len(events["kind"])
+    kind = np.full(n_ev, cf.OTHER, dtype=np.int64)
+    for code, name in enumerate(cf.EVENT_CODES):
+        kind[events["kind"] == name] = code
+
+    def ints(col: str) -> np.ndarray:  # -1 stands for a missing value, as `Extractor.feed` reads it
+        v = np.asarray(events[col], dtype=np.float64)
+        return np.where(np.isnan(v), -1, v).astype(np.int64)
+
+    e_src, e_dst = np.nonzero(board.adjacency)
+    colour = np.array([e.colour if e.kind == "destroy" else -1 for e in hyp.explanations], dtype=np.int64)
+    obs, mats, cands = cf.extract_events(
+        ints("game_id"), ints("seq"), ints("turn"), ints("player"), kind, ints("src"), ints("dst"), ints("armies"),
+        ints("attacker_losses"), ints("defender_losses"), np.asarray(events["conquered"], dtype=bool),
+        ints("opponent"), ints("stop_at"), n_players,
+        np.searchsorted(e_src, np.arange(board.n_territories + 1)).astype(np.int64), e_dst.astype(np.int64),
+        hyp._static, colour, board.continent_mask, board.continent_mask.sum(axis=1).astype(np.int64),
+        board.continent_bonus.astype(np.int64), board.continent_of.astype(np.int64), _ODDS)
+    parts = {name: np.ascontiguousarray(obs[:, j]) for j, name in enumerate(cf.SCALARS)}
+    parts.update({name: np.ascontiguousarray(mats[:, j]) for j, name in enumerate(MATRICES)})
+    parts.update({name: np.ascontiguousarray(cands[:, j]) for j, name in enumerate(cf.CANDIDATE_COLUMNS)})
+    parts["consistent"] = parts["consistent"].astype(bool)
+    for name in ("c_game_id", "c_player", "c_seq", "c_cand", "c_bits", "c_self_bits"):
+        parts[name] = parts[name].astype(np.int64)  # whole numbers the candidate rows carried as floats
+    parts["c_chosen"] = parts["c_chosen"].astype(bool)
+    return parts
+
+
 def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypotheses) -> dict[str, pa.Table]:
     """Arrow tables: `rec_observations` (one row per observation) and `rec_pending` (observation x explanation)."""
     n = len(parts["game_id"])
     obs = pa.table({
         "run": pa.array([run] * n), "hypotheses": pa.array([hyp_name] * n),
         "game_id": pa.array(parts["game_id"], pa.int32()), "player": pa.array(parts["player"], pa.int8()),
-        "obs": pa.array(_obs_index(parts), pa.int32()), "seq": pa.array(parts["seq"], pa.int32()),
+        "obs": pa.array(parts["obs"] if "obs" in parts else _obs_index(parts), pa.int32()),
+        "seq": pa.array(parts["seq"], pa.int32()),
         "turn": pa.array(parts["turn"], pa.int32()),
-        "kind": pa.array([KINDS[k] for k in parts["kind"]], pa.string()),
+        "kind": pa.array(np.array(KINDS, dtype=object)[np.asarray(parts["kind"], dtype=np.int64)], pa.string()),
         "territory": pa.array(parts["territory"], pa.int16()), "src": pa.array(parts["src"], pa.int16()),
         "n_owned": pa.array(parts["n_owned"], pa.int16()), "n_attack": pa.array(parts["n_attack"], pa.int16()),
         "n_fortify": pa.array(parts["n_fortify"], pa.int16()), "n_targets": pa.array(parts["n_targets"], pa.int16()),
@@ -411,7 +450,7 @@ def chunk_tables(run: str, hyp_name: str, board_name: str, n_players: int, event
                  ) -> dict[str, pa.Table]:
     """The feature tables of one chunk of a run's games."""
     hyp = build_hypotheses(load_board(board_name), hyp_name)
-    return feature_tables(run, hyp_name, extract_chunk(hyp, n_players, True, events), hyp)
+    return feature_tables(run, hyp_name, compiled_chunk(hyp, n_players, events), hyp)
 
 
 def chunk_tables_from_db(run: str, hyp_name: str, board_name: str, n_players: int, first: int, last: int,
