@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "classifier:train=RUN1,RUN2 (runs with other seeds)")
     g.add_argument("--hypotheses", default="cards6", choices=["cards6", "deck14"])
     g.add_argument("--rebuild-features", action="store_true")
+    g.add_argument("--turns", action="store_true",
+                   help="also store the posteriors after every turn (what the explorer draws); by default only at "
+                        "the checkpoints the evaluation reads")
     _parallel(g)
     _data_dir(g)
 
@@ -380,7 +383,7 @@ def cmd_recognize(a) -> None:
 
     rec = Recogniser.from_spec(a.recogniser)
     counts = recognize(a.run, rec, a.hypotheses, a.data_dir, a.rebuild_features, a.workers, a.dask,
-                       progress=not a.quiet)
+                       progress=not a.quiet, turns=a.turns)
     print(f"run {a.run!r}, {rec.setting}: {counts.get('posteriors', 0)} posterior rows")
     table = mean_metrics(a.run, rec.setting, a.data_dir)
     print("card level, mean over players, by share of the observation window (no CIs: see `riskcore evaluate`):")

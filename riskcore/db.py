@@ -545,8 +545,31 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
+_SHARED: dict[Path, duckdb.DuckDBPyConnection] = {}  # the connection of an open `reading` block, per database
+
+
+@contextmanager
+def reading(data_dir: Path | None = None) -> Iterator[None]:
+    """Every `query` of the block shares one read-only connection, closed at its end: a few queries in a row (a
+    chunk of a run) open the database once instead of once each. No connection outlives the block, and the block
+    must not write (DuckDB refuses a writing connection beside a reading one in the same process)."""
+    db = paths.db_path(data_dir)
+    if db in _SHARED:  # an enclosing block's connection serves
+        yield
+        return
+    _SHARED[db] = connect(data_dir, read_only=True)
+    try:
+        yield
+    finally:
+        _SHARED.pop(db).close()
+
+
 def query(sql: str, params: list | None = None, data_dir: Path | None = None) -> pd.DataFrame:
-    """Run one read-only query and close the connection (safe while another process writes later)."""
+    """Run one read-only query and close the connection (safe while another process writes later); inside a
+    `reading` block, on the block's connection."""
+    shared = _SHARED.get(paths.db_path(data_dir))
+    if shared is not None:
+        return shared.execute(sql, params or []).df()
     con = connect(data_dir, read_only=True)
     try:
         return con.execute(sql, params or []).df()

@@ -84,3 +84,24 @@ def test_no_reader_opens_the_database_while_a_runs_files_are_being_replaced(tmp_
     monkeypatch.setattr("riskcore.publish.fault", reader_at)
     assert main(SIM + data + ["--games", "9", "--seed", "7"]) == 0
     assert seen["reader"].returncode != 0 and "lock" in seen["reader"].stderr.lower()
+
+
+def test_a_reading_block_opens_the_database_once_and_holds_nothing_after_it(tmp_path, monkeypatch):
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    opened = []
+    real = db.connect
+    monkeypatch.setattr(db, "connect", lambda *a, **k: opened.append(k.get("read_only")) or real(*a, **k))
+    with db.reading(tmp_path):
+        with db.reading(tmp_path):  # nested: the enclosing block's connection
+            games = query("SELECT count(*) AS n FROM games", data_dir=tmp_path).n[0]
+        events = query("SELECT count(*) AS n FROM events", data_dir=tmp_path).n[0]
+    assert opened == [True] and games == 6 and events > 0
+    try:
+        with db.reading(tmp_path):
+            query("SELECT * FROM no_such_table", data_dir=tmp_path)
+    except Exception:
+        pass
+    assert not db._SHARED  # closed on the way out of a failed block too
+    with db.transaction(tmp_path) as con:  # a writer opens: no reading connection was left behind
+        con.execute("CREATE TABLE scratch AS SELECT 1 AS x")
+    assert query("SELECT x FROM scratch", data_dir=tmp_path).x[0] == 1

@@ -20,7 +20,7 @@ def build_explore_data(data):
     simulate(RunSpec("a-plain", 2, GameConfig(), ("mission",), 5), data, workers=1, progress=False)
     ensure_features("explore", "cards6", data, workers=1)
     recognize_many([("explore", Recogniser.from_spec(s)) for s in ("goal", "inverse")], "cards6", data, workers=1,
-                   progress=False)
+                   progress=False, turns=True)
     logs = sorted((paths.datasets_dir() / "domination" / "logs").glob("*fixed*.log"))
     import_logs(logs, "imported", data)
     return data
@@ -92,7 +92,8 @@ def test_the_tours_true_card_probability_keeps_runs_apart(explore_data):
     simulate(RunSpec("explore-twin", 6, GameConfig(), ("mission",), 4), explore_data, workers=1, progress=False)
     for run in ("explore", "explore-twin"):
         ensure_features(run, "cards6", explore_data, workers=1)
-        recognize_many([(run, Recogniser.from_spec("uniform"))], "cards6", explore_data, workers=1, progress=False)
+        recognize_many([(run, Recogniser.from_spec("uniform"))], "cards6", explore_data, workers=1, progress=False,
+                       turns=True)
     p = true_card_probability(explore_data)
     assert set(p.run) >= {"explore", "explore-twin"} and p.p_true.between(0, 1).all()
     uniform = p[p.setting == "uniform"]

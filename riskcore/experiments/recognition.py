@@ -158,7 +158,9 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
     chosen[NAMED] = named
     recs = recognisers_for_test(chosen)
     tests = [run_name("test", focus) for focus in FOCUS_LEVELS]
-    recognize_many([(run, rec) for run in tests for rec in recs], "cards6", data_dir, workers, dask, progress)
+    # after every turn too: the explorer draws these runs' posteriors turn by turn
+    recognize_many([(run, rec) for run in tests for rec in recs], "cards6", data_dir, workers, dask, progress,
+                   turns=True)
     for run in tqdm(tests, desc="evaluate", disable=not progress):
         evaluate(run, data_dir, n_boot=n_boot)
     _store_tuning(tuning, data_dir)

@@ -1,4 +1,5 @@
-"""The candidates' scores under K goals, compiled (numba): the inner loop of inverse planning and the mixtures.
+"""The candidates' scores under K goals and the choices' log-likelihoods, compiled (numba): the inner loops of
+inverse planning and the mixtures.
 
 `inverse.Candidates.goal_scores` is the reference: each candidate scores the best of its rows' value-weighted
 conquest odds, a row's value 1 when its target lies in the goal, else 1 - focus; with `holding`, a placement
@@ -38,7 +39,39 @@ def class_scores(odds: np.ndarray, row_class: np.ndarray, inside: np.ndarray, ow
     return out
 
 
+@njit(cache=True)
+def choice_logliks(n_rows: int, obs_row: np.ndarray, decision_start: np.ndarray, cand_score: np.ndarray,
+                   chosen: np.ndarray, beta: float, eps: float) -> np.ndarray:
+    """`inverse.choice_loglik_reference` decision by decision, without its (candidates x K) temporaries: the
+    same operations in the same order (a decision's sums run over its candidates in turn)."""
+    n_k = cand_score.shape[1]
+    out = np.zeros((n_rows, n_k))
+    lapse, keep = (np.log(eps), np.log1p(-eps)) if eps > 0 else (0.0, 0.0)
+    for d in range(decision_start.shape[0] - 1):
+        lo, hi = decision_start[d], decision_start[d + 1]
+        picked, n_chosen = -1, 0
+        for j in range(lo, hi):
+            if chosen[j]:
+                picked, n_chosen = j, n_chosen + 1
+        if n_chosen != 1:
+            continue  # not a decision the model can read
+        for k in range(n_k):
+            top = -np.inf
+            for j in range(lo, hi):
+                top = max(top, beta * cand_score[j, k])
+            total = 0.0
+            for j in range(lo, hi):
+                total += np.exp(beta * cand_score[j, k] - top)
+            soft = beta * cand_score[picked, k] - (top + np.log(total))
+            if eps > 0:
+                soft = np.logaddexp(lapse - np.log(hi - lo), keep + soft)
+            out[obs_row[d], k] = soft
+    return out
+
+
 def compile_scores() -> None:
     """Compile into numba's on-disk cache (run once at install: `make venv`)."""
     class_scores(np.zeros(1), np.zeros(1, np.int64), np.zeros((1, 1), np.bool_), np.zeros(1, np.int64),
                  np.zeros((1, 1), np.bool_), 0.5, np.array([0, 1], np.int64), True)
+    choice_logliks(1, np.zeros(1, np.int64), np.array([0, 1], np.int64), np.zeros((1, 1)), np.ones(1, np.bool_),
+                   1.0, 0.1)

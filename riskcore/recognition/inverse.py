@@ -162,7 +162,18 @@ def inverse_loglik(f: Features, c: Candidates, beta: float = 10.0, focus: float 
 def choice_loglik(n_rows: int, c: Candidates, cand_score: np.ndarray, chosen_cand: np.ndarray, beta: float,
                   eps: float) -> np.ndarray:
     """(n_rows, K) log P(chosen candidate) of each decision under softmax(beta score) with lapse `eps`, for K
-    score columns (explanations, or one for a mission-blind model); 0 on rows that are not decisions."""
+    score columns (explanations, or one for a mission-blind model); 0 on rows that are not decisions. Compiled
+    (`compiled_scores.choice_logliks`); `choice_loglik_reference` is the same in arrays."""
+    from riskcore.recognition.compiled_scores import choice_logliks
+
+    return choice_logliks(n_rows, c.obs_row.astype(np.int64), c.decision_start.astype(np.int64),
+                          np.ascontiguousarray(cand_score, dtype=np.float64), np.asarray(chosen_cand, dtype=bool),
+                          float(beta), float(eps))
+
+
+def choice_loglik_reference(n_rows: int, c: Candidates, cand_score: np.ndarray, chosen_cand: np.ndarray,
+                            beta: float, eps: float) -> np.ndarray:
+    """`choice_loglik` in arrays, all decisions at once."""
     z = beta * cand_score
     d_start = c.decision_start[:-1]
     top = np.maximum.reduceat(z, d_start, axis=0)

@@ -17,13 +17,13 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
-from riskcore.db import DataError, generation, query, run_config, stale_sources, store_frames_many
+from riskcore.db import DataError, generation, query, reading, run_config, stale_sources, store_frames_many
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, features_stale, load_features
 from riskcore.recognition.metrics import (GRID, card_metrics, convergence_points, explanation_top1, paired,
                                           summarise)
-from riskcore.recognition.posterior import evaluation_rows, group_starts
+from riskcore.recognition.posterior import checkpoint_offsets, evaluation_rows, group_starts
 from riskcore.recognition.recognisers import Recogniser
 
 CHECKPOINTS = (0.1, 0.3, 0.5, 0.7, 1.0)
@@ -93,14 +93,26 @@ def game_clock_rows(f, turn_ends: pd.DataFrame, fractions: tuple[float, ...] = C
     """Rows at fractions of the game (the reference's "% of game"): after ceil(x K) of the game's K turn ends,
     setup turns included, each player's posterior after their last observation so far (row -1: none yet)."""
     starts = group_starts(f)
-    n_obs = dict(zip(zip(f.obs.game_id.to_numpy()[starts[:-1]], f.obs.player.to_numpy()[starts[:-1]]),
-                     np.diff(starts)))
-    out = []
-    for g, p, rows in rows_at_turn_ends(f, turn_ends):
-        for frac in fractions:
-            k = max(int(np.ceil(round(frac * len(rows), 9))), 1)
-            out.append((g, p, "game", float(frac), int(rows[k - 1]), int(n_obs[g, p])))
-    return pd.DataFrame(out, columns=["game_id", "player", "point_kind", "point", "row", "n_obs"])
+    lo, n = starts[:-1], np.diff(starts)
+    game = f.obs.game_id.to_numpy().astype(np.int64)[lo]
+    player = f.obs.player.to_numpy().astype(np.int64)[lo]
+    ends = turn_ends.sort_values(["game_id", "seq"], kind="stable")
+    end_games, end_seqs = ends.game_id.to_numpy(), ends.seq.to_numpy().astype(np.int64)
+    first = np.searchsorted(end_games, game, side="left")
+    count = np.searchsorted(end_games, game, side="right") - first
+    group = np.flatnonzero(count > 0)  # a game without turn ends has no points
+    lo, n, game, player, first, count = lo[group], n[group], game[group], player[group], first[group], count[group]
+    k = len(fractions)
+    target = end_seqs[first[:, None] + checkpoint_offsets(count, fractions)]  # the seq of each point's turn end
+    # each player's last observation at or before it: one search over (player, seq) keys
+    seqs = f.obs.seq.to_numpy().astype(np.int64)
+    span = int(max(seqs.max(initial=0), end_seqs.max(initial=0))) + 1
+    key = np.repeat(np.arange(len(starts) - 1), np.diff(starts)) * span + seqs
+    rows = np.searchsorted(key, (group[:, None] * span + target).ravel(), side="right") - 1
+    rows = np.where(rows >= np.repeat(lo, k), rows, -1)
+    return pd.DataFrame({"game_id": np.repeat(game, k), "player": np.repeat(player, k), "point_kind": "game",
+                         "point": np.tile(np.asarray(fractions, dtype=float), len(game)), "row": rows,
+                         "n_obs": np.repeat(n, k)})
 
 
 def turn_ends(run: str, data_dir: Path | None = None) -> pd.DataFrame:
@@ -122,11 +134,12 @@ def turn_ends(run: str, data_dir: Path | None = None) -> pd.DataFrame:
 
 
 def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFrame | None = None,
-                   prior: np.ndarray | None = None) -> pa.Table:
-    """Long table of posteriors at the 5% grid of the window, at every turn boundary and, given the turn ends
-    (`clock`), at the checkpoints of the game clock (before a player's first observation: `prior`)."""
+                   prior: np.ndarray | None = None, turns: bool = False) -> pa.Table:
+    """Long table of posteriors at the 5% grid of the window (what the evaluation reads), given the turn ends
+    (`clock`) at the checkpoints of the game clock (before a player's first observation: `prior`) and, with
+    `turns`, at every turn boundary (what the explorer draws)."""
     starts = group_starts(f)
-    pts = evaluation_rows(f, starts, turns=True, fractions=GRID)
+    pts = evaluation_rows(f, starts, turns=turns, fractions=GRID)
     if clock is not None:
         pts = pd.concat([pts, game_clock_rows(f, clock)], ignore_index=True)
     e = f.hyp.size
@@ -173,29 +186,32 @@ def game_chunks(run: str, data_dir: Path | None, chunk: int | None = None) -> li
     return [(int(ids[i]), int(ids[min(i + chunk, len(ids)) - 1])) for i in range(0, len(ids), chunk)]
 
 
-def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None
-                    ) -> Iterator[pa.Table]:
+def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
+                    turns: bool = False) -> Iterator[pa.Table]:
     """One setting's posterior rows, `CHUNK_GAMES` games at a time (no writing: safe in worker processes): every
-    recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's."""
+    recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's. With
+    `turns`, also after every turn (`posterior_rows`)."""
     clock = _cached_turn_ends(run, data_dir, generation("traces", run, data_dir))
     built = generation("recognition", run, data_dir)
     found = False
     for games in game_chunks(run, data_dir):
-        try:
-            f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
-        except DataError:
-            continue  # no observation in these games (a chunk of games nobody acted in)
-        found = True
-        yield posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
-                             clock[clock.game_id.between(*games)], recogniser.prior(f.hyp))
+        with reading(data_dir):  # the chunk's reads on one connection (none held while the rows are written)
+            try:
+                f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
+            except DataError:
+                continue  # no observation in these games (a chunk of games nobody acted in)
+            found = True
+            post = recogniser.posterior(f, run, data_dir)
+        yield posterior_rows(f, post, recogniser.setting, run, clock[clock.game_id.between(*games)],
+                             recogniser.prior(f.hyp), turns)
     if not found:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
 
 
-def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None
-                    ) -> pa.Table:
+def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
+                    turns: bool = False) -> pa.Table:
     """`posterior_parts` as one table (what a worker sends back)."""
-    return pa.concat_tables(list(posterior_parts(run, recogniser, hyp_name, data_dir))).combine_chunks()
+    return pa.concat_tables(list(posterior_parts(run, recogniser, hyp_name, data_dir, turns))).combine_chunks()
 
 
 def store_posteriors(run: str, setting: str, table: pa.Table | Iterator[pa.Table], data_dir: Path | None = None
@@ -222,21 +238,23 @@ def store_posteriors_many(items: list[tuple[str, str, pa.Table]], data_dir: Path
 
 def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
               rebuild_features: bool = False, workers: int | None = None, dask_address: str | None = None,
-              progress: bool = True) -> dict[str, int]:
-    """Posteriors of one recogniser setting on a run."""
+              progress: bool = True, turns: bool = False) -> dict[str, int]:
+    """Posteriors of one recogniser setting on a run (with `turns`, after every turn too)."""
     ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
                     progress=progress)
     # written as computed: memory does not grow with the run
-    return store_posteriors(run, recogniser.setting, posterior_parts(run, recogniser, hyp_name, data_dir), data_dir)
+    return store_posteriors(run, recogniser.setting, posterior_parts(run, recogniser, hyp_name, data_dir, turns),
+                            data_dir)
 
 
 POSTERIOR_BATCH_ROWS = 2_000_000
 
 
 def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6", data_dir: Path | None = None,
-                   workers: int | None = None, dask_address: str | None = None, progress: bool = True) -> None:
+                   workers: int | None = None, dask_address: str | None = None, progress: bool = True,
+                   turns: bool = False) -> None:
     """Many (run, recogniser) jobs: posteriors computed in parallel, written by this process only."""
-    tasks = [(run, rec, hyp_name, data_dir) for run, rec in jobs]
+    tasks = [(run, rec, hyp_name, data_dir, turns) for run, rec in jobs]
     batch, rows = [], 0
     for i, table in run_tasks(posterior_table, tasks, workers, dask_address, desc="recognise", progress=progress):
         run, rec = jobs[i]

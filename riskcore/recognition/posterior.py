@@ -60,23 +60,40 @@ def cumulative_posterior(f: Features, loglik: np.ndarray, starts: np.ndarray | N
     return normalise(np.log(prior)[None, :] + grouped_cumsum(loglik, starts))
 
 
+def checkpoint_offsets(n: np.ndarray, fractions: tuple[float, ...]) -> np.ndarray:
+    """(len(n), F) offsets of the row after ceil(fraction x n) of n rows (at least the first), per fraction."""
+    sizes, which = np.unique(np.asarray(n, dtype=np.int64), return_inverse=True)
+    table = np.array([[max(int(np.ceil(round(frac * int(m), 9))), 1) - 1 for frac in fractions] for m in sizes],
+                     dtype=np.int64).reshape(len(sizes), len(fractions))
+    return table[which.ravel()]
+
+
 def evaluation_rows(f: Features, starts: np.ndarray | None = None, turns: bool = True,
                     fractions: tuple[float, ...] = CHECKPOINTS) -> pd.DataFrame:
     """Rows at which posteriors are reported: each checkpoint fraction of a player's observation window
-    (after ceil(fraction * n) observations) and, with `turns`, the last observation of every turn."""
+    (after ceil(fraction * n) observations) and, with `turns`, the last observation of every turn; per player,
+    the fractions first, then the turns."""
     starts = group_starts(f) if starts is None else starts
-    obs = f.obs
-    out = []
-    for lo, hi in zip(starts[:-1], starts[1:]):
-        n = hi - lo
-        g, p = int(obs.game_id.iat[lo]), int(obs.player.iat[lo])
-        for frac in fractions:
-            out.append((g, p, "fraction", float(frac), lo + max(int(np.ceil(round(frac * n, 9))), 1) - 1, n))
-        if turns:
-            t = obs.turn.to_numpy()[lo:hi]
-            for j in np.flatnonzero(np.r_[t[1:] != t[:-1], True]):
-                out.append((g, p, "turn", float(t[j]), lo + int(j), n))
-    return pd.DataFrame(out, columns=["game_id", "player", "point_kind", "point", "row", "n_obs"])
+    lo, n = starts[:-1], np.diff(starts)
+    game, player = f.obs.game_id.to_numpy().astype(np.int64)[lo], f.obs.player.to_numpy().astype(np.int64)[lo]
+    group = np.repeat(np.arange(len(lo)), len(fractions))
+    rows = (lo[:, None] + checkpoint_offsets(n, fractions)).ravel()
+    point = np.tile(np.asarray(fractions, dtype=float), len(lo))
+    section = np.zeros(len(rows), dtype=np.int64)
+    if turns:
+        t = f.obs.turn.to_numpy()
+        last = np.r_[t[1:] != t[:-1], True]
+        last[starts[1:-1] - 1] = True  # a player's last observation ends their last turn
+        turn_rows = np.flatnonzero(last)
+        turn_group = np.searchsorted(starts, turn_rows, side="right") - 1
+        order = np.argsort(np.r_[group * 2, turn_group * 2 + 1], kind="stable")
+        rows = np.r_[rows, turn_rows][order]
+        point = np.r_[point, t[turn_rows].astype(float)][order]
+        section = np.r_[section, np.ones(len(turn_rows), dtype=np.int64)][order]
+        group = np.r_[group, turn_group][order]
+    return pd.DataFrame({"game_id": game[group], "player": player[group],
+                         "point_kind": np.array(["fraction", "turn"], dtype=object)[section], "point": point,
+                         "row": rows, "n_obs": n[group]})
 
 
 def training_rows(f: Features) -> tuple[np.ndarray, np.ndarray]:

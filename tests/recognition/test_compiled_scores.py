@@ -1,4 +1,5 @@
-"""The compiled candidate scores equal the array reference, for explanations and free goals, in both styles."""
+"""The compiled candidate scores equal the array reference, for explanations and free goals, in both styles; so do
+the compiled choice likelihoods."""
 
 import numpy as np
 import pytest
@@ -28,3 +29,14 @@ def test_the_compiled_scores_are_the_array_references(candidates, holding, focus
     for key, member in ((("explanations", 12), explanations), (("goals", 3), goals)):
         fast, _ = c.goal_scores(key, focus, member, holding)
         assert np.allclose(fast, c.goal_scores_reference(focus, member, holding), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("beta, eps", [(5.0, 0.2), (10.0, 0.0), (0.0, 0.0)])
+def test_the_compiled_choice_likelihoods_are_the_array_references(candidates, beta, eps):
+    from riskcore.recognition.inverse import choice_loglik, choice_loglik_reference
+
+    f, c = candidates
+    for score, chosen in (c.candidate_scores(0.5, f.hyp.size), c.free_scores("continent")):
+        fast = choice_loglik(f.n, c, score, chosen, beta, eps)
+        assert (fast != 0).any(axis=1).sum() > 100  # decisions read
+        assert np.allclose(fast, choice_loglik_reference(f.n, c, score, chosen, beta, eps), rtol=0, atol=1e-12)

@@ -184,3 +184,18 @@ def test_the_recognize_summary_read_in_parts_is_the_mean_over_every_player(strea
     monkeypatch.setattr(pipeline, "SUMMARY_GAMES", 13)
     in_parts = pipeline.mean_metrics("s", "uniform", streamed, ("top1", "log_loss"))
     assert np.allclose(in_parts.to_numpy(), at_once.to_numpy()) and list(in_parts.index) == list(at_once.index)
+
+
+def test_posteriors_after_every_turn_only_on_request(streamed):
+    import riskcore.recognition.pipeline as pipeline
+
+    rec = Recogniser.from_spec("goal")
+    sql = ("SELECT point_kind, game_id, player, point, explanation, prob FROM posteriors WHERE run = 's' AND "
+           "setting = ? ORDER BY point_kind, game_id, player, point, explanation")
+    pipeline.recognize("s", rec, data_dir=streamed, workers=1, progress=False)
+    plain = query(sql, [rec.setting], streamed).astype({"point_kind": str})
+    pipeline.recognize("s", rec, data_dir=streamed, workers=1, progress=False, turns=True)
+    with_turns = query(sql, [rec.setting], streamed).astype({"point_kind": str})
+    assert set(plain.point_kind) == {"fraction", "game"} and "turn" in set(with_turns.point_kind)
+    kept = with_turns[with_turns.point_kind != "turn"].reset_index(drop=True)
+    assert kept.equals(plain)  # the checkpoints are the same either way
