@@ -43,9 +43,11 @@ def class_scores(odds: np.ndarray, row_class: np.ndarray, inside: np.ndarray, ow
 def choice_logliks(n_rows: int, obs_row: np.ndarray, decision_start: np.ndarray, cand_score: np.ndarray,
                    chosen: np.ndarray, beta: float, eps: float) -> np.ndarray:
     """`inverse.choice_loglik_reference` decision by decision, without its (candidates x K) temporaries: the
-    same operations in the same order (a decision's sums run over its candidates in turn)."""
+    same operations in the same order (a decision's sums run over its candidates in turn); each candidate's row
+    of K scores is read whole, as it lies in memory."""
     n_k = cand_score.shape[1]
     out = np.zeros((n_rows, n_k))
+    top, total = np.empty(n_k), np.empty(n_k)
     lapse, keep = (np.log(eps), np.log1p(-eps)) if eps > 0 else (0.0, 0.0)
     for d in range(decision_start.shape[0] - 1):
         lo, hi = decision_start[d], decision_start[d + 1]
@@ -55,17 +57,20 @@ def choice_logliks(n_rows: int, obs_row: np.ndarray, decision_start: np.ndarray,
                 picked, n_chosen = j, n_chosen + 1
         if n_chosen != 1:
             continue  # not a decision the model can read
+        top[:] = -np.inf
+        total[:] = 0.0
+        for j in range(lo, hi):
+            for k in range(n_k):
+                top[k] = max(top[k], beta * cand_score[j, k])
+        for j in range(lo, hi):
+            for k in range(n_k):
+                total[k] += np.exp(beta * cand_score[j, k] - top[k])
+        row = obs_row[d]
         for k in range(n_k):
-            top = -np.inf
-            for j in range(lo, hi):
-                top = max(top, beta * cand_score[j, k])
-            total = 0.0
-            for j in range(lo, hi):
-                total += np.exp(beta * cand_score[j, k] - top)
-            soft = beta * cand_score[picked, k] - (top + np.log(total))
+            soft = beta * cand_score[picked, k] - (top[k] + np.log(total[k]))
             if eps > 0:
                 soft = np.logaddexp(lapse - np.log(hi - lo), keep + soft)
-            out[obs_row[d], k] = soft
+            out[row, k] = soft
     return out
 
 
