@@ -27,9 +27,11 @@ PARQUET_DIRS = {"traces": "run", "recognition": "run", "posteriors": "run", "met
                 "tournaments": "tournament"}
 
 
-# tables the database reads from their Parquet files through a view instead of holding a copy: a run's events and
-# snapshots are most of its bytes (a copy took three times the Parquet's space), and a query of them scans anyway
-VIEWED = ("events", "snapshots")
+# tables the database reads from their Parquet files through a view instead of holding a copy, with the tree that
+# holds them: a run's events and snapshots are most of its bytes (a copy took three times the Parquet's space) and
+# its recognition features the next most (twelve pending rows per observation), and their queries scan anyway
+VIEWED = {"events": "traces", "snapshots": "traces", "rec_observations": "recognition", "rec_pending": "recognition",
+          "rec_candidates": "recognition"}
 VIEWED_FILES = "viewed_files"  # the files behind each view, per run, by path relative to the data directory
 
 
@@ -192,8 +194,23 @@ def _copy_to_view(con: duckdb.DuckDBPyConnection, name: str, root: Path) -> None
     runs = [r for (r,) in con.execute(f"SELECT DISTINCT run FROM {name} ORDER BY run").fetchall()]
     con.execute(f"DROP TABLE {name}")
     for run in runs:
-        files = sorted(paths.parquet_dir("traces", "run", run, root).glob(f"{name}/*.parquet"))
+        files = sorted(paths.parquet_dir(VIEWED[name], "run", run, root).glob(f"{name}/*.parquet"))
         _list_files(con, name, _label({"run": run}), files, root)
+
+
+def run_source(name: str, run: str, data_dir: Path | None = None) -> str:
+    """What a query of one run reads `name` from: the run's own files of a viewed table (the view would open every
+    run's files to find them), else the table itself."""
+    if name not in VIEWED:
+        return name
+    try:
+        files = query(f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? AND key = ? ORDER BY seq",
+                      [name, _label({"run": run})], data_dir).file.tolist()
+    except duckdb.CatalogException:  # nothing viewed yet
+        return name
+    if not files:  # not registered (or still a copy): the table says what it has
+        return name
+    return f"read_parquet({sql_list(files)}, hive_partitioning = false, union_by_name = true)"
 
 
 def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> None:

@@ -1,4 +1,5 @@
-"""The database reads a run's events and snapshots from their Parquet files through views: no copy, the same rows."""
+"""The database reads a run's events, snapshots and recognition features from their Parquet files through views: no
+copy, the same rows; a query of one run reads that run's files (`db.run_source`)."""
 
 import shutil
 import subprocess
@@ -13,8 +14,8 @@ from riskcore.db import query
 SIM = ["simulate", "--run", "c", "--games", "6", "--chunk", "3", "--workers", "1", "--quiet"]
 
 
-def _file_rows(root, run: str, table: str) -> int:
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in (root / "traces" / f"run={run}" / table).glob("*.parquet"))
+def _file_rows(root, run: str, table: str, tree: str = "traces") -> int:
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in (root / tree / f"run={run}" / table).glob("*.parquet"))
 
 
 def _kinds(root) -> dict[str, str]:
@@ -54,20 +55,49 @@ def test_a_moved_data_directory_reads_the_same_rows(tmp_path):
     assert len(before) > 0 and before.equals(after)
 
 
+def test_recognition_features_are_views_and_a_run_reads_its_own_files(tmp_path):
+    from riskcore.recognition.features import load_features
+    from riskcore.recognition.pipeline import ensure_features
+
+    data = ["--data-dir", str(tmp_path)]
+    for run in ("c", "d"):
+        assert main(SIM + data + ["--run", run]) == 0
+        ensure_features(run, "cards6", tmp_path, workers=1, progress=False)
+    kinds = _kinds(tmp_path)
+    features = ("rec_observations", "rec_pending", "rec_candidates")
+    assert all(kinds[t] == "VIEW" for t in features)
+    for table in features:
+        source = db.run_source(table, "c", tmp_path)
+        assert "run=c" in source and "run=d" not in source
+        whole = query(f"SELECT count(*) AS n FROM {table} WHERE run = 'c'", data_dir=tmp_path).n[0]
+        own = query(f"SELECT count(*) AS n FROM {source}", data_dir=tmp_path).n[0]
+        assert whole == own > 0
+    assert db.run_source("games", "c", tmp_path) == "games"
+    assert len(load_features("d", "cards6", tmp_path).obs) == query(
+        "SELECT count(*) AS n FROM rec_observations WHERE run = 'd'", data_dir=tmp_path).n[0]
+
+
 def test_a_database_that_held_copies_moves_them_to_views_on_the_next_write(tmp_path):
+    from riskcore.recognition.pipeline import ensure_features
+
     data = ["--data-dir", str(tmp_path)]
     assert main(SIM + data) == 0
+    ensure_features("c", "cards6", tmp_path, workers=1, progress=False)
     with db.transaction(tmp_path) as con:  # the catalogue as an older riskcore wrote it
-        for table in ("events", "snapshots"):
+        for table in ("events", "snapshots", "rec_observations", "rec_pending", "rec_candidates"):
             con.execute(f"CREATE TABLE copy AS SELECT * FROM {table}")
             con.execute(f"DROP VIEW {table}")
             con.execute(f"ALTER TABLE copy RENAME TO {table}")
         con.execute(f"DROP TABLE {db.VIEWED_FILES}")
     assert _kinds(tmp_path)["events"] == "BASE TABLE"
     assert main(SIM + data + ["--run", "d", "--games", "4"]) == 0
-    assert _kinds(tmp_path)["events"] == _kinds(tmp_path)["snapshots"] == "VIEW"
+    ensure_features("d", "cards6", tmp_path, workers=1, progress=False)
+    assert _kinds(tmp_path)["events"] == _kinds(tmp_path)["snapshots"] == _kinds(tmp_path)["rec_pending"] == "VIEW"
     counts = query("SELECT run, count(*) AS n FROM snapshots GROUP BY run", data_dir=tmp_path)
     assert dict(zip(counts.run, counts.n)) == {r: _file_rows(tmp_path, r, "snapshots") for r in ("c", "d")}
+    pending = query("SELECT run, count(*) AS n FROM rec_pending GROUP BY run", data_dir=tmp_path)
+    assert dict(zip(pending.run, pending.n)) == {r: _file_rows(tmp_path, r, "rec_pending", "recognition")
+                                                 for r in ("c", "d")}
 
 
 def test_no_reader_opens_the_database_while_a_runs_files_are_being_replaced(tmp_path, monkeypatch):

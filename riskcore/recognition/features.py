@@ -38,7 +38,7 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.engine.battle import win_probability_table
 from riskcore.engine.board import load_board
 from riskcore.engine.chance import TraceError
-from riskcore.db import DataError, generation, publish_run, query, run_config, stale_sources
+from riskcore.db import DataError, generation, publish_run, query, reading, run_config, run_source, stale_sources
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import write_parquet
@@ -413,7 +413,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
     Dask workers (possibly on other machines) are sent their chunk's events."""
     config = run_config(run, data_dir)
     build_hypotheses(load_board(config.board), hyp_name)  # an unknown name fails here, before any work
-    game_ids = query("SELECT DISTINCT game_id FROM events WHERE run = ? ORDER BY 1", [run], data_dir).game_id
+    game_ids = query("SELECT game_id FROM games WHERE run = ? ORDER BY 1", [run], data_dir).game_id
     if game_ids.empty:
         raise DataError(f"run {run!r} has no events")
     game_ids = game_ids.to_numpy()
@@ -436,8 +436,9 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
 def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np.ndarray]:
     """The event columns of games `first`..`last` of a run, ordered by game and sequence."""
     cols = ", ".join(EVENT_COLUMNS)
-    events = query(f"SELECT {cols} FROM events WHERE run = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, seq",
-                   [run, first, last], Path(data_dir))
+    with reading(Path(data_dir)):
+        events = query(f"SELECT {cols} FROM {run_source('events', run, Path(data_dir))} WHERE run = ? AND game_id "
+                       "BETWEEN ? AND ? ORDER BY game_id, seq", [run, first, last], Path(data_dir))
     arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
     arrays["kind"] = events["kind"].to_numpy(dtype=object)
     for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses", "stop_at"):
@@ -495,10 +496,12 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
     if games is not None:
         where, params = where + " AND game_id BETWEEN ? AND ?", params + [int(games[0]), int(games[1])]
     try:
-        obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
-                    f"n_targets FROM rec_observations WHERE {where} ORDER BY game_id, player, obs", params, data_dir)
-        pend = query(f"SELECT {', '.join(MATRICES)} FROM rec_pending "
-                     f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
+        with reading(data_dir):
+            obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
+                        f"n_targets FROM {run_source('rec_observations', run, data_dir)} WHERE {where} "
+                        "ORDER BY game_id, player, obs", params, data_dir)
+            pend = query(f"SELECT {', '.join(MATRICES)} FROM {run_source('rec_pending', run, data_dir)} "
+                         f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
                         f"(it builds them): {exc}") from None

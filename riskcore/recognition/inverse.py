@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from riskcore.db import DataError, query
+from riskcore.db import DataError, query, reading, run_source
 from riskcore.recognition.features import Features
 
 
@@ -121,10 +121,11 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     games = f.obs.game_id.to_numpy()
     first, last = (int(games.min()), int(games.max())) if len(games) else (0, -1)
     try:
-        df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, self_continent, chosen "
-                   "FROM rec_candidates "
-                   "WHERE run = ? AND hypotheses = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand",
-                   [run, f.hyp.name, first, last], data_dir)
+        with reading(data_dir):
+            df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, self_continent, chosen "
+                       f"FROM {run_source('rec_candidates', run, data_dir)} WHERE run = ? AND hypotheses = ? AND "
+                       "game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand", [run, f.hyp.name, first, last],
+                       data_dir)
     except Exception as exc:
         raise DataError(f"no decision candidates for run {run!r}: rebuild its features ({exc})") from None
     obs_index = pd.MultiIndex.from_frame(f.obs[["game_id", "player", "seq"]])

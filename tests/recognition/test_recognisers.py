@@ -3,7 +3,7 @@ import pytest
 
 from riskcore.cli import main
 from riskcore.engine.config import GameConfig
-from riskcore.db import DataError, connect, query
+from riskcore.db import DataError, query
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
 from riskcore.recognition.scoring import Scorer
@@ -98,9 +98,12 @@ def test_missing_run_and_missing_features_are_clear(focused, tmp_path):
 def test_corrupt_features_are_detected(focused, tmp_path):
     simulate(RunSpec("c", 3, GameConfig(), ("mission",), 3), tmp_path, workers=1, progress=False)
     ensure_features("c", "cards6", tmp_path, workers=1, progress=False)
-    con = connect(tmp_path)
-    con.execute("DELETE FROM rec_pending WHERE run = 'c' AND obs = 3")
-    con.close()
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    part = next((tmp_path / "recognition" / "run=c" / "rec_pending").glob("*.parquet"))
+    table = pq.read_table(part)
+    pq.write_table(table.filter(pc.not_equal(table["obs"], 3)), part)  # pending rows of observation 3 lost
     with pytest.raises(Exception, match="corrupt"):
         load_features("c", "cards6", tmp_path)
 
