@@ -229,8 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead: peak memory of simulate (1,000, 5,000 and 10,000 games) and of feature "
                         "building, and the DuckDB file's size when a run is written again")
     b.add_argument("--scale", type=_sizes, nargs="?", const="1000,10000,100000", default=None, metavar="SIZES",
-                   help="instead: simulate, the README's query and (at 10,000 games) every recogniser at growing "
-                        "numbers of games, whole process, with disk and peak memory; on a local Dask cluster too")
+                   help="instead: simulate and the README's query at growing numbers of games, whole process, "
+                        "with disk and peak memory; on a local Dask cluster too")
+    b.add_argument("--recognition-scale", type=_sizes, nargs="?", const="10000,100000", default=None,
+                   metavar="SIZES", help="instead: every recogniser over a run of each size (default 10,000 and "
+                                         "100,000 games), whole process on --workers processes, with peak memory")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)
@@ -488,10 +491,13 @@ def cmd_bench(a) -> None:
     if a.scale:
         from riskcore.experiments.bench_scale import bench_scale
 
-        sim, rec = bench_scale(a.scale, out_dir=a.out_dir)
-        print(sim.to_string(index=False))
-        if len(rec):
-            print(rec.to_string(index=False))
+        print(bench_scale(a.scale, out_dir=a.out_dir).to_string(index=False))
+        return
+    if a.recognition_scale:
+        from riskcore.experiments.bench_recognition_scale import bench_recognition_scale
+
+        print(bench_recognition_scale(a.recognition_scale, workers=a.workers, out_dir=a.out_dir)
+              .to_string(index=False))
         return
     if a.dask_scaling:
         from riskcore.experiments.bench_scaling import bench_dask_scaling

@@ -1,0 +1,69 @@
+"""`riskcore bench --recognition-scale`: every recogniser over a run of growing size, as a user runs it.
+
+For each size, one run of four-player mission games (`mission` agents) is simulated in a scratch data folder
+(not timed), then `riskcore recognize` builds its features (with the uniform prior) and computes every
+recogniser's posteriors, each in a fresh process tree on every core, timed from outside with the peak memory of
+its largest process. Recognition reads and writes a bounded chunk of games at a time, so the peak should not grow
+with the run: the sizes show whether it does.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from riskcore import paths
+from riskcore.experiments.bench_memory import RECOGNISERS, riskcore_command, run_with_peak
+from riskcore.experiments.bench_scale import chunk_for
+
+SIZES = (10_000, 100_000)
+# the classifier trains on another run: not a pass over the measured one
+PASSES = tuple(spec for spec in RECOGNISERS if not spec.startswith("classifier"))
+TARGET = "every recogniser over 10^5 games in at most 3 GB (3,072 MB) peak memory"
+
+
+def _timed(argv: list[str], what: str) -> tuple[float, float]:
+    import time
+
+    start = time.perf_counter()
+    _, peak = run_with_peak(argv, what)
+    return time.perf_counter() - start, peak
+
+
+def _rows(n: int, data: Path, recognisers: tuple[str, ...], workers: int) -> list[dict]:
+    run, players = f"scale-{n}", 4 * n
+    _timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)),
+                            "--quiet", "--data-dir", str(data)), f"simulate of {n:,} games")
+    rows = []
+    for measure, spec in [("features (with the uniform prior)", "uniform")] + [(f"recognize {s}", s)
+                                                                             for s in recognisers]:
+        seconds, peak = _timed(riskcore_command("recognize", "--run", run, "--recogniser", spec, "--workers",
+                                                str(workers), "--quiet", "--data-dir", str(data)),
+                               f"{measure} on {n:,} games")
+        rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),
+                     "players_per_s": round(players / seconds, 1), "peak_MB": peak})
+    return rows
+
+
+def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[str, ...] = PASSES,
+                            workers: int | None = None, out_dir: Path | None = None, scratch: Path | None = None
+                            ) -> pd.DataFrame:
+    from riskcore.experiments.bench import write_benchmark
+
+    workers = workers or os.cpu_count() or 1
+    rows = []
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
+            rows.extend(_rows(n, Path(tmp), recognisers, workers))
+    df = pd.DataFrame(rows)
+    write_benchmark("recognition-scale", "Recognition scale benchmark", "`riskcore recognize` over one run of "
+                    "four-player mission games (`mission` agents) per size, on "
+                    f"{workers} worker processes, each measure a fresh process tree timed from start to exit; "
+                    "`peak_MB` is its largest process. The first row builds the run's features (and computes the "
+                    "uniform prior's posteriors); every later row computes one recogniser's posteriors at the "
+                    "checkpoints the evaluation reads.", df, Path(out_dir or paths.benchmarks_dir()),
+                    {"target": TARGET})
+    return df
