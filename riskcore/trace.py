@@ -136,8 +136,8 @@ def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, p
     for name in EVENT_FIELDS:
         col = rows[:, FIELD[name]]
         kind = schema.field(name).type
-        if name in ("phase", "kind"):
-            out[name] = pa.array(np.asarray(PHASES if name == "phase" else EVENT_KINDS, dtype=object)[col], kind)
+        if name in ("phase", "kind"):  # names looked up in Arrow: no Python string per event
+            out[name] = pa.array(PHASES if name == "phase" else EVENT_KINDS, kind).take(pa.array(col))
         elif name == "cards":
             cards = [None] * len(rows)
             for r, text in texts.items():
