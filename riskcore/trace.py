@@ -28,6 +28,7 @@ from riskcore.engine.rules import EVENT_KINDS, PHASES
 # beside it as text). The compiled kernel's buffers convert to it with numpy alone, so a trace is written without a
 # Python object per value.
 FIELD = {name: i for i, name in enumerate(EVENT_FIELDS)}
+_PHASE_CODE, _KIND_CODE = ({name: i for i, name in enumerate(names)} for names in (PHASES, EVENT_KINDS))
 
 
 @dataclass
@@ -38,23 +39,22 @@ class EventRows:
     @staticmethod
     def from_log(log: list[tuple]) -> "EventRows":
         """The engine's event tuples as rows."""
-        phase, kind, cards = FIELD["phase"], FIELD["kind"], FIELD["cards"]
         rows = np.full((len(log), len(EVENT_FIELDS)), -1, dtype=np.int64)
-        texts = {}
-        for r, event in enumerate(log):
-            row = rows[r]
-            for i, v in enumerate(event):
-                if i == phase:
-                    row[i] = PHASES.index(v)
-                elif i == kind:
-                    row[i] = EVENT_KINDS.index(v)
-                elif i == cards:
-                    if v is not None:
-                        texts[r] = v
-                elif v is not None:
-                    if v < 0:  # -1 stands for None here: a negative value would turn into a null
-                        raise ValueError(f"event {event[0]} has {EVENT_FIELDS[i]} {v}: fields are never negative")
-                    row[i] = v
+        if not log:
+            return EventRows(rows, {})
+        columns = list(zip(*log))  # field by field: a list per field, not a Python step per value
+        rows[:, FIELD["phase"]] = [_PHASE_CODE[v] for v in columns[FIELD["phase"]]]
+        rows[:, FIELD["kind"]] = [_KIND_CODE[v] for v in columns[FIELD["kind"]]]
+        texts = {r: v for r, v in enumerate(columns[FIELD["cards"]]) if v is not None}
+        for i, values in enumerate(columns):
+            if i in (FIELD["phase"], FIELD["kind"], FIELD["cards"]):
+                continue
+            missing = np.fromiter((v is None for v in values), bool, len(values))
+            col = np.fromiter((0 if v is None else v for v in values), np.int64, len(values))
+            if (col < 0).any():  # -1 stands for None here: a negative value would turn into a null
+                r = int(np.flatnonzero(col < 0)[0])
+                raise ValueError(f"event {log[r][0]} has {EVENT_FIELDS[i]} {col[r]}: fields are never negative")
+            rows[:, i] = np.where(missing, -1, col)
         return EventRows(rows, texts)
 
     def to_log(self) -> list[tuple]:
