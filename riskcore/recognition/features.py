@@ -490,18 +490,23 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
     view without the `EXTENDED_KINDS`; only games `first`..`last` when `games` is given (bounded memory)."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}; known: {VIEWS}")
+    with reading(data_dir):  # a handful of reads on one connection, released before any work on them
+        return _load_features(run, hyp_name, data_dir, view, games)
+
+
+def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, games: tuple[int, int] | None
+                   ) -> Features:
     config = run_config(run, data_dir)
     hyp = build_hypotheses(load_board(config.board), hyp_name)
     where, params = "run = ? AND hypotheses = ?", [run, hyp_name]
     if games is not None:
         where, params = where + " AND game_id BETWEEN ? AND ?", params + [int(games[0]), int(games[1])]
     try:
-        with reading(data_dir):
-            obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
-                        f"n_targets FROM {run_source('rec_observations', run, data_dir)} WHERE {where} "
-                        "ORDER BY game_id, player, obs", params, data_dir)
-            pend = query(f"SELECT {', '.join(MATRICES)} FROM {run_source('rec_pending', run, data_dir)} "
-                         f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
+        obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
+                    f"n_targets FROM {run_source('rec_observations', run, data_dir)} WHERE {where} "
+                    "ORDER BY game_id, player, obs", params, data_dir)
+        pend = query(f"SELECT {', '.join(MATRICES)} FROM {run_source('rec_pending', run, data_dir)} "
+                     f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
                         f"(it builds them): {exc}") from None

@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
-from riskcore.db import DataError, generation, query, reading, run_config, stale_sources, store_frames_many
+from riskcore.db import DataError, generation, query, run_config, stale_sources, store_frames_many
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, features_stale, load_features
@@ -195,15 +195,13 @@ def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
     built = generation("recognition", run, data_dir)
     found = False
     for games in game_chunks(run, data_dir):
-        with reading(data_dir):  # the chunk's reads on one connection (none held while the rows are written)
-            try:
-                f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
-            except DataError:
-                continue  # no observation in these games (a chunk of games nobody acted in)
-            found = True
-            post = recogniser.posterior(f, run, data_dir)
-        yield posterior_rows(f, post, recogniser.setting, run, clock[clock.game_id.between(*games)],
-                             recogniser.prior(f.hyp), turns)
+        try:  # the chunk's reads share one connection, held only while they read: a writer waits for readers
+            f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
+        except DataError:
+            continue  # no observation in these games (a chunk of games nobody acted in)
+        found = True
+        yield posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
+                             clock[clock.game_id.between(*games)], recogniser.prior(f.hyp), turns)
     if not found:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
 
