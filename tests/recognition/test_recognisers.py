@@ -202,3 +202,19 @@ def test_posteriors_after_every_turn_only_on_request(streamed):
     assert set(plain.point_kind) == {"fraction", "game"} and "turn" in set(with_turns.point_kind)
     kept = with_turns[with_turns.point_kind != "turn"].reset_index(drop=True)
     assert kept.equals(plain)  # the checkpoints are the same either way
+
+
+def test_a_recogniser_computes_with_no_database_connection_held(streamed, monkeypatch):
+    """Workers read while the experiments' main process writes: a connection held through the computation would
+    keep the writer waiting."""
+    import riskcore.recognition.pipeline as pipeline
+    from riskcore import db
+
+    rec = Recogniser.from_spec("goal")
+    held = []
+    real = Recogniser.posterior
+    monkeypatch.setattr(Recogniser, "posterior", lambda self, *a, **k: held.append(dict(db._SHARED)) or
+                        real(self, *a, **k))
+    monkeypatch.setattr(pipeline, "CHUNK_GAMES", 10)
+    assert pipeline.posterior_table("s", rec, data_dir=streamed).num_rows > 0
+    assert len(held) == 3 and not any(held)
