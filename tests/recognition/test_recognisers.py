@@ -79,6 +79,10 @@ def test_recognize_and_evaluate_commands(focused, capsys):
     before = query("SELECT count(*) AS n FROM posteriors WHERE run = 'test'", data_dir=focused).n[0]
     main(["recognize", "--run", "test", "--quiet", "--recogniser", "uniform"] + data)
     assert query("SELECT count(*) AS n FROM posteriors WHERE run = 'test'", data_dir=focused).n[0] == before
+    turns = "SELECT count(*) AS n FROM posteriors WHERE run = 'test' AND setting = 'uniform' AND point_kind = 'turn'"
+    assert query(turns, data_dir=focused).n[0] == 0
+    assert main(["recognize", "--run", "test", "--quiet", "--recogniser", "uniform", "--turns"] + data) == 0
+    assert query(turns, data_dir=focused).n[0] > 0  # after every turn, on request
 
 
 def test_bad_weights_are_named(focused, capsys):
