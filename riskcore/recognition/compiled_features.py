@@ -308,12 +308,10 @@ def _continues(i, kind, stop_at, conquered, player, src, dst, hi):
 
 
 def compile_features() -> None:
-    """Compile into numba's on-disk cache (run once at install: `make venv`)."""
-    from riskcore.engine.board import load_board
-    from riskcore.recognition.features import compiled_chunk
-    from riskcore.recognition.hypotheses import build_hypotheses
-
-    events = {c: np.zeros(0) for c in ("game_id", "seq", "turn", "player", "src", "dst", "armies", "attacker_losses",
-                                        "defender_losses", "opponent", "stop_at")}
-    events.update(kind=np.zeros(0, dtype=object), conquered=np.zeros(0, dtype=bool))
-    compiled_chunk(build_hypotheses(load_board("classic")), 4, events)
+    """Compile into numba's on-disk cache (run once at install: `make venv`), with the types `compiled_chunk`
+    passes."""
+    ints, none = np.zeros(0, np.int64), np.zeros(0, np.bool_)
+    extract_events(ints, ints, ints, ints, ints, ints, ints, ints, ints, ints, none, ints, ints, 4,
+                   np.zeros(2, np.int64), ints, np.zeros((1, 1), np.bool_), np.full(1, -1, np.int64),
+                   np.zeros((1, 1), np.bool_), np.ones(1, np.int64), np.ones(1, np.int64), np.zeros(1, np.int64),
+                   np.zeros((2, 2)))

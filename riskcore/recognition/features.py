@@ -333,12 +333,12 @@ def compiled_chunk(hyp: Hypotheses, n_players: int, events: dict[str, np.ndarray
         v = np.asarray(events[col], dtype=np.float64)
         return np.where(np.isnan(v), -1, v).astype(np.int64)
 
+    conquered = np.array(events["conquered"], dtype=bool)  # a writable copy: the types the install compiled for
     e_src, e_dst = np.nonzero(board.adjacency)
     colour = np.array([e.colour if e.kind == "destroy" else -1 for e in hyp.explanations], dtype=np.int64)
     obs, mats, cands = cf.extract_events(
         ints("game_id"), ints("seq"), ints("turn"), ints("player"), kind, ints("src"), ints("dst"), ints("armies"),
-        ints("attacker_losses"), ints("defender_losses"), np.asarray(events["conquered"], dtype=bool),
-        ints("opponent"), ints("stop_at"), n_players,
+        ints("attacker_losses"), ints("defender_losses"), conquered, ints("opponent"), ints("stop_at"), n_players,
         np.searchsorted(e_src, np.arange(board.n_territories + 1)).astype(np.int64), e_dst.astype(np.int64),
         hyp._static, colour, board.continent_mask, board.continent_mask.sum(axis=1).astype(np.int64),
         board.continent_bonus.astype(np.int64), board.continent_of.astype(np.int64), _ODDS)
