@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -532,8 +533,6 @@ def read_only_query(sql: str, data_dir: Path | None = None) -> pd.DataFrame:
 def _interruptible(con: duckdb.DuckDBPyConnection, sql: str) -> pd.DataFrame:
     """Run a query in a thread while this one waits, so that Ctrl-C or SIGTERM (whose handlers run here, never
     inside DuckDB's C code) stops the query instead of waiting for it."""
-    import threading
-
     out: dict = {}
     done = threading.Event()  # waited on, never `join`ed: an interrupted join leaves the thread's state wrong
 
@@ -562,7 +561,15 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())
 
 
-_SHARED: dict[Path, duckdb.DuckDBPyConnection] = {}  # the connection of an open `reading` block, per database
+class _Held(threading.local):
+    """The connection of each open `reading` block, per database, in the thread that opened it (a DuckDB connection
+    serves one thread at a time)."""
+
+    def __init__(self) -> None:
+        self.connections: dict[Path, duckdb.DuckDBPyConnection] = {}
+
+
+_HELD = _Held()
 
 
 @contextmanager
@@ -570,21 +577,21 @@ def reading(data_dir: Path | None = None) -> Iterator[None]:
     """Every `query` of the block shares one read-only connection, closed at its end: a few queries in a row (a
     chunk of a run) open the database once instead of once each. No connection outlives the block, and the block
     must not write (DuckDB refuses a writing connection beside a reading one in the same process)."""
-    db = paths.db_path(data_dir)
-    if db in _SHARED:  # an enclosing block's connection serves
+    db, held = paths.db_path(data_dir), _HELD.connections
+    if db in held:  # an enclosing block's connection serves
         yield
         return
-    _SHARED[db] = connect(data_dir, read_only=True)
+    held[db] = connect(data_dir, read_only=True)
     try:
         yield
     finally:
-        _SHARED.pop(db).close()
+        held.pop(db).close()
 
 
 def query(sql: str, params: list | None = None, data_dir: Path | None = None) -> pd.DataFrame:
     """Run one read-only query and close the connection (safe while another process writes later); inside a
     `reading` block, on the block's connection."""
-    shared = _SHARED.get(paths.db_path(data_dir))
+    shared = _HELD.connections.get(paths.db_path(data_dir))
     if shared is not None:
         return shared.execute(sql, params or []).df()
     con = connect(data_dir, read_only=True)

@@ -131,7 +131,22 @@ def test_a_reading_block_opens_the_database_once_and_holds_nothing_after_it(tmp_
             query("SELECT * FROM no_such_table", data_dir=tmp_path)
     except Exception:
         pass
-    assert not db._SHARED  # closed on the way out of a failed block too
+    assert not db._HELD.connections  # closed on the way out of a failed block too
     with db.transaction(tmp_path) as con:  # a writer opens: no reading connection was left behind
         con.execute("CREATE TABLE scratch AS SELECT 1 AS x")
     assert query("SELECT x FROM scratch", data_dir=tmp_path).x[0] == 1
+
+
+def test_a_reading_blocks_connection_serves_only_its_own_thread(tmp_path):
+    import threading
+
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    seen = {}
+    with db.reading(tmp_path):
+        mine = db._HELD.connections.get(db.paths.db_path(tmp_path))
+        other = threading.Thread(target=lambda: seen.update(held=dict(db._HELD.connections),
+                                                             n=query("SELECT count(*) AS n FROM games",
+                                                                     data_dir=tmp_path).n[0]))
+        other.start()
+        other.join()
+    assert mine is not None and seen == {"held": {}, "n": 6}  # the other thread opened its own

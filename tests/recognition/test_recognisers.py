@@ -217,7 +217,7 @@ def test_a_recogniser_computes_with_no_database_connection_held(streamed, monkey
     rec = Recogniser.from_spec("goal")
     held = []
     real = Recogniser.posterior
-    monkeypatch.setattr(Recogniser, "posterior", lambda self, *a, **k: held.append(dict(db._SHARED)) or
+    monkeypatch.setattr(Recogniser, "posterior", lambda self, *a, **k: held.append(dict(db._HELD.connections)) or
                         real(self, *a, **k))
     monkeypatch.setattr(pipeline, "CHUNK_GAMES", 10)
     assert pipeline.posterior_table("s", rec, data_dir=streamed).num_rows > 0
