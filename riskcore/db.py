@@ -47,7 +47,8 @@ class DatabaseLocked(DataError):
 WRITE_WAIT = float(os.environ.get("RISKCORE_LOCK_WAIT", 600))  # seconds a writer waits for readers to let go
 # DuckDB's buffer pool may otherwise take most of the machine's memory while a large run is inserted: a writer
 # gets a fixed budget and spills beyond it, so a run's registration costs the same memory at any number of games
-WRITE_MEMORY = os.environ.get("RISKCORE_DB_WRITE_MEMORY", "32MB")
+# (32MB, once the default, ran out now and then while two threads inserted 12 million posterior rows)
+WRITE_MEMORY = os.environ.get("RISKCORE_DB_WRITE_MEMORY", "256MB")
 
 
 def connect(data_dir: Path | None = None, read_only: bool = False, wait_seconds: float | None = None
