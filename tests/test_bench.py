@@ -1,3 +1,5 @@
+import pytest
+
 from riskcore.experiments.bench import CASES, run_bench
 
 
@@ -75,5 +77,26 @@ def test_recognition_scale_bench_passes_every_recogniser_over_each_size(tmp_path
     assert list(df.measure[:3]) == ["features (with the uniform prior)", "recognize goal:temperature=0.1",
                                     "recognize phatt:scheme=khan2013"]
     assert (df.players_per_s > 0).all() and (df.peak_MB > 50).all()
-    assert "3 GB" in (tmp_path / "recognition-scale.md").read_text()
+    text = (tmp_path / "recognition-scale.md").read_text()
+    assert "3 GB" in text and "every measure of every size" in text
     assert not any(p.name.startswith("riskcore-recognition-scale-") for p in tmp_path.iterdir())
+
+
+def test_a_recognition_scale_run_stopped_part_way_keeps_what_it_measured(tmp_path, monkeypatch):
+    import riskcore.experiments.bench_recognition_scale as bench
+
+    calls = []
+    real = bench._timed
+
+    def stop_at_the_third_recogniser(argv, what):
+        calls.append(what)
+        if "recognize" in argv and len([c for c in calls if "games" in c and "simulate" not in c]) == 3:
+            raise KeyboardInterrupt  # the run is stopped
+        return real(argv, what)
+
+    monkeypatch.setattr(bench, "_timed", stop_at_the_third_recogniser)
+    with pytest.raises(KeyboardInterrupt):
+        bench.bench_recognition_scale(sizes=(10,), recognisers=("goal:temperature=0.1", "phatt:scheme=khan2013"),
+                                      workers=1, out_dir=tmp_path, scratch=tmp_path)
+    text = (tmp_path / "recognition-scale.md").read_text()
+    assert "2 of the 3 measures" in text and "recognize goal:temperature=0.1" in text

@@ -4,7 +4,8 @@ For each size, one run of four-player mission games (`mission` agents) is simula
 (not timed), then `riskcore recognize` builds its features (with the uniform prior) and computes every
 recogniser's posteriors, each in a fresh process tree on every core, timed from outside with the peak memory of
 its largest process. Recognition reads and writes a bounded chunk of games at a time, so the peak should not grow
-with the run: the sizes show whether it does.
+with the run: the sizes show whether it does. The report is written after every measure: a run stopped part way
+keeps what it measured and says how far it got.
 """
 
 from __future__ import annotations
@@ -33,37 +34,55 @@ def _timed(argv: list[str], what: str) -> tuple[float, float]:
     return time.perf_counter() - start, peak
 
 
-def _rows(n: int, data: Path, recognisers: tuple[str, ...], workers: int) -> list[dict]:
-    run, players = f"scale-{n}", 4 * n
-    _timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)),
-                            "--quiet", "--data-dir", str(data)), f"simulate of {n:,} games")
-    rows = []
-    for measure, spec in [("features (with the uniform prior)", "uniform")] + [(f"recognize {s}", s)
-                                                                             for s in recognisers]:
-        seconds, peak = _timed(riskcore_command("recognize", "--run", run, "--recogniser", spec, "--workers",
-                                                str(workers), "--quiet", "--data-dir", str(data)),
-                               f"{measure} on {n:,} games")
-        rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),
-                     "players_per_s": round(players / seconds, 1), "peak_MB": peak})
-    return rows
+def _measures(recognisers: tuple[str, ...]) -> list[tuple[str, str]]:
+    return [("features (with the uniform prior)", "uniform")] + [(f"recognize {s}", s) for s in recognisers]
 
 
 def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[str, ...] = PASSES,
                             workers: int | None = None, out_dir: Path | None = None, scratch: Path | None = None
                             ) -> pd.DataFrame:
-    from riskcore.experiments.bench import write_benchmark
-
+    """The report is written again after every measure, so a long run stopped part way keeps what it measured
+    (and says how far it got)."""
     workers = workers or os.cpu_count() or 1
-    rows = []
+    measures = _measures(recognisers)
+    rows: list[dict] = []
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
-            rows.extend(_rows(n, Path(tmp), recognisers, workers))
-    df = pd.DataFrame(rows)
+            run, data = f"scale-{n}", Path(tmp)
+            _timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)),
+                                    "--quiet", "--data-dir", str(data)), f"simulate of {n:,} games")
+            for measure, spec in measures:
+                seconds, peak = _timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
+                                                        "--workers", str(workers), "--quiet", "--data-dir",
+                                                        str(data)), f"{measure} on {n:,} games")
+                rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),
+                             "players_per_s": round(4 * n / seconds, 1), "peak_MB": peak})
+                _write(rows, sizes, len(measures), workers, out_dir)
+    return pd.DataFrame(rows)
+
+
+def _write(rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int, out_dir: Path | None) -> None:
+    from riskcore.experiments.bench import write_benchmark
+
+    done = len(rows) == per_size * len(sizes)
+    progress = "every measure of every size" if done else (
+        f"{len(rows)} of the {per_size * len(sizes)} measures ({', '.join(f'{n:,}' for n in sizes)} games); the "
+        "run stopped before the rest")
     write_benchmark("recognition-scale", "Recognition scale benchmark", "`riskcore recognize` over one run of "
                     "four-player mission games (`mission` agents) per size, on "
                     f"{workers} worker processes, each measure a fresh process tree timed from start to exit; "
-                    "`peak_MB` is its largest process. The first row builds the run's features (and computes the "
-                    "uniform prior's posteriors); every later row computes one recogniser's posteriors at the "
-                    "checkpoints the evaluation reads.", df, Path(out_dir or paths.benchmarks_dir()),
-                    {"target": TARGET})
-    return df
+                    "`peak_MB` is its largest process. The first row of a size builds the run's features (and "
+                    "computes the uniform prior's posteriors); every later row computes one recogniser's "
+                    f"posteriors at the checkpoints the evaluation reads. Measured: {progress}.", pd.DataFrame(rows),
+                    Path(out_dir or paths.benchmarks_dir()), {"target": TARGET})
+
+
+def main() -> None:  # pragma: no cover - `python -m riskcore.experiments.bench_recognition_scale SIZES [SPEC...]`
+    import sys
+
+    sizes = tuple(int(x) for x in sys.argv[1].split(",")) if len(sys.argv) > 1 else SIZES
+    print(bench_recognition_scale(sizes, tuple(sys.argv[2:]) or PASSES).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
