@@ -17,7 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION
-from riskcore.db import DataError, generation, query, run_config, stale_sources, store_frames_many
+from riskcore.db import (DataError, generation, query, reading, run_config, run_source, stale_sources,
+                         store_frames_many)
 from riskcore.parallel import run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, features_stale, load_features
@@ -115,22 +116,27 @@ def game_clock_rows(f, turn_ends: pd.DataFrame, fractions: tuple[float, ...] = C
                          "n_obs": np.repeat(n, k)})
 
 
-def turn_ends(run: str, data_dir: Path | None = None) -> pd.DataFrame:
+def turn_ends(run: str, data_dir: Path | None = None, games: tuple[int, int] | None = None) -> pd.DataFrame:
     """(game_id, seq) of every turn end after the deal, the reference's clock: each setup turn (a player's run of
     setup placements) and the last event of every later turn but the one the game was won in (the reference's
-    output ends at the last turn end before the win)."""
-    return query("""
-        WITH won AS (SELECT game_id, turn AS won_in FROM events WHERE run = ? AND kind = 'win'),
-        e AS (SELECT game_id, seq, turn, player, kind,
-                     lead(player) OVER w AS next_player, lead(kind) OVER w AS next_kind,
-                     lead(turn) OVER w AS next_turn
-              FROM events WHERE run = ? AND kind NOT IN ('deal', 'claim', 'win')
-              WINDOW w AS (PARTITION BY game_id ORDER BY seq))
-        SELECT e.game_id, e.seq FROM e LEFT JOIN won USING (game_id)
-        WHERE ((e.turn = 0 AND e.kind = 'place' AND (next_kind IS DISTINCT FROM 'place' OR next_player <> player))
-               OR (e.turn > 0 AND next_turn IS DISTINCT FROM e.turn))
-          AND e.turn IS DISTINCT FROM won.won_in
-        ORDER BY e.game_id, e.seq""", [run, run], data_dir)
+    output ends at the last turn end before the win). Only games `first`..`last` when `games` is given."""
+    first, last = games if games is not None else (-1, 2**31 - 1)
+    with reading(data_dir):
+        events = run_source("events", run, data_dir)
+        return query(f"""
+            WITH mine AS (SELECT game_id, seq, turn, player, kind FROM {events}
+                          WHERE run = ? AND game_id BETWEEN ? AND ?),
+            won AS (SELECT game_id, turn AS won_in FROM mine WHERE kind = 'win'),
+            e AS (SELECT game_id, seq, turn, player, kind,
+                         lead(player) OVER w AS next_player, lead(kind) OVER w AS next_kind,
+                         lead(turn) OVER w AS next_turn
+                  FROM mine WHERE kind NOT IN ('deal', 'claim', 'win')
+                  WINDOW w AS (PARTITION BY game_id ORDER BY seq))
+            SELECT e.game_id, e.seq FROM e LEFT JOIN won USING (game_id)
+            WHERE ((e.turn = 0 AND e.kind = 'place' AND (next_kind IS DISTINCT FROM 'place' OR next_player <> player))
+                   OR (e.turn > 0 AND next_turn IS DISTINCT FROM e.turn))
+              AND e.turn IS DISTINCT FROM won.won_in
+            ORDER BY e.game_id, e.seq""", [run, int(first), int(last)], data_dir)
 
 
 def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFrame | None = None,
@@ -164,9 +170,6 @@ def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFr
         "engine_version": _constant(ENGINE_VERSION, n * e)})
 
 
-@lru_cache(maxsize=2)
-def _cached_turn_ends(run: str, data_dir: Path | None, generation: str | None) -> pd.DataFrame:
-    return turn_ends(run, data_dir)  # keyed by the run's generation too: a rewritten run is read again
 
 
 CHUNK_GAMES = 50  # games a recogniser holds in memory at once: memory does not grow with the run
@@ -177,6 +180,11 @@ CHUNKS_KEPT = 8  # chunks a worker keeps for the next recogniser of the same run
 def _chunk_features(run: str, hyp_name: str, data_dir: Path | None, view: str, games: tuple[int, int],
                     features: str | None):
     return load_features(run, hyp_name, data_dir, view, games)  # `features`: their generation, in the key
+
+
+@lru_cache(maxsize=CHUNKS_KEPT)
+def _chunk_clock(run: str, data_dir: Path | None, games: tuple[int, int], traces: str | None) -> pd.DataFrame:
+    return turn_ends(run, data_dir, games)  # `traces`: the run's generation, in the key (a rewritten run is new)
 
 
 def game_chunks(run: str, data_dir: Path | None, chunk: int | None = None) -> list[tuple[int, int]]:
@@ -191,8 +199,7 @@ def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
     """One setting's posterior rows, `CHUNK_GAMES` games at a time (no writing: safe in worker processes): every
     recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's. With
     `turns`, also after every turn (`posterior_rows`)."""
-    clock = _cached_turn_ends(run, data_dir, generation("traces", run, data_dir))
-    built = generation("recognition", run, data_dir)
+    traces, built = generation("traces", run, data_dir), generation("recognition", run, data_dir)
     found = False
     for games in game_chunks(run, data_dir):
         try:  # the chunk's reads share one connection, held only while they read: a writer waits for readers
@@ -201,7 +208,7 @@ def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
             continue  # no observation in these games (a chunk of games nobody acted in)
         found = True
         yield posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
-                             clock[clock.game_id.between(*games)], recogniser.prior(f.hyp), turns)
+                             _chunk_clock(run, data_dir, games, traces), recogniser.prior(f.hyp), turns)
     if not found:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
 

@@ -91,3 +91,10 @@ def test_metrics_per_clock_and_the_cli(recognised, capsys):
     assert main(["evaluate", "--run", "mixed", "--bootstrap", "20", "--checkpoints", "game",
                  "--data-dir", str(recognised)]) == 0
     assert "share of the game's turn ends" in capsys.readouterr().out
+
+
+def test_a_chunks_turn_ends_are_the_whole_runs_for_its_games(recognised):
+    whole = turn_ends("mixed", recognised)
+    part = turn_ends("mixed", recognised, games=(3, 7))
+    assert len(part) > 0 and set(part.game_id) == set(range(3, 8))
+    assert part.reset_index(drop=True).equals(whole[whole.game_id.between(3, 7)].reset_index(drop=True))
