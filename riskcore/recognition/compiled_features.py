@@ -124,7 +124,7 @@ def extract_events(game, seq, turn, player, kind, src, dst, armies, a_loss, d_lo
     c_scal, c_mats = np.zeros((n_players, 4), np.int64), np.zeros((n_players, 6, n_e), np.int64)
     eliminated, counter = np.zeros(n_players, np.bool_), np.zeros(n_players, np.int64)
     values = np.empty(n)
-    front_s, front_d = np.empty(n * n, np.int64), np.empty(n * n, np.int64)
+    front_s, front_d = np.empty(n * n + n, np.int64), np.empty(n * n + n, np.int64)
     is_front = np.zeros(n, np.bool_)
     dynamic = False
     for e in range(n_e):
@@ -210,56 +210,13 @@ def extract_events(game, seq, turn, player, kind, src, dst, armies, a_loss, d_lo
             if cand_kind > 0:
                 attack = cand_kind == 2
                 chosen = src[i] * n + dst[i] if attack else dst[i]
-                extra = 0 if attack else armies[i]
-                m = 0
-                for t in range(n):
-                    if owner[t] != p:
-                        continue
-                    for kk in range(nb_start[t], nb_start[t + 1]):
-                        u = nb[kk]
-                        if owner[u] != p and (not attack or army[t] >= 2):
-                            front_s[m], front_d[m] = t, u
-                            m += 1
-                any_chosen = False
-                for r in range(m):
-                    any_chosen |= (front_s[r] * n + front_d[r] == chosen) if attack else front_s[r] == chosen
-                if not attack:  # every owned territory is a candidate; interior ones threaten nothing
-                    is_front[:] = False
-                    for r in range(m):
-                        is_front[front_s[r]] = True
-                    for t in range(n):
-                        if owner[t] == p and not is_front[t]:
-                            any_chosen |= t == chosen
+                m, any_chosen = _decision(p, attack, chosen, owner, army, nb_start, nb, front_s, front_d, is_front)
                 if any_chosen:
                     _continent_values(p, owner, cont_mask, cont_size, bonus, continent_of, values)
-                    n_rows = m
-                    if not attack:
-                        for t in range(n):
-                            n_rows += 1 if (owner[t] == p and not is_front[t]) else 0
-                    cands = _grow(cands, n_cand + n_rows)
-                    for r in range(n_rows):
-                        row = cands[n_cand + r]
-                        row[0], row[1], row[2] = game[i], p, seq[i]
-                        row[9] = 0.0
-                    for r in range(m):
-                        s, d = front_s[r], front_d[r]
-                        row = cands[n_cand + r]
-                        row[3] = r if attack else s
-                        row[4] = _odds_at(odds, army[s] - 1 + extra, army[d])
-                        row[5] = _bits(member, bit, d)
-                        row[6] = 0 if attack else _bits(member, bit, s)
-                        row[7] = values[d]
-                        row[8] = 0.0 if attack else values[s]
-                        row[9] = 1.0 if ((s * n + d == chosen) if attack else s == chosen) else 0.0
-                    r = m
-                    if not attack:
-                        for t in range(n):
-                            if owner[t] == p and not is_front[t]:
-                                row = cands[n_cand + r]
-                                row[3], row[4], row[5], row[6], row[7] = t, 0.0, 0, _bits(member, bit, t), 0.0
-                                row[8], row[9] = values[t], 1.0 if t == chosen else 0.0
-                                r += 1
-                    n_cand += n_rows
+                    cands = _grow(cands, n_cand + m)
+                    _write_candidates(cands[n_cand:n_cand + m], game[i], p, seq[i], attack, chosen,
+                                      0 if attack else armies[i], front_s, front_d, army, member, bit, values, odds)
+                    n_cand += m
             # the event's effect on the board
             if k == PLACE or k == REINFORCE:
                 army[dst[i]] += armies[i]
@@ -288,6 +245,50 @@ def extract_events(game, seq, turn, player, kind, src, dst, armies, a_loss, d_lo
                 eliminated[opponent[i]] = True
         lo = hi
     return obs[:n_obs], mats[:n_obs], cands[:n_cand]
+
+
+@njit(cache=True)
+def _decision(p, attack, chosen, owner, army, nb_start, nb, front_s, front_d, is_front):
+    """`Extractor.candidates`' candidate pairs of p's decision into `front_s`, `front_d`: attacks (own territory
+    with 2+ armies -> enemy neighbour), or placements (own territory -> enemy neighbour, then every interior
+    territory with d = -1: it threatens nothing). Returns their number and whether the observed choice is one."""
+    n, m = owner.shape[0], 0
+    for t in range(n):
+        if owner[t] != p:
+            continue
+        for k in range(nb_start[t], nb_start[t + 1]):
+            if owner[nb[k]] != p and (not attack or army[t] >= 2):
+                front_s[m], front_d[m] = t, nb[k]
+                m += 1
+    if not attack:
+        is_front[:] = False
+        for r in range(m):
+            is_front[front_s[r]] = True
+        for t in range(n):
+            if owner[t] == p and not is_front[t]:
+                front_s[m], front_d[m] = t, -1
+                m += 1
+    any_chosen = False
+    for r in range(m):
+        any_chosen |= (front_s[r] * n + front_d[r] == chosen) if attack else front_s[r] == chosen
+    return m, any_chosen
+
+
+@njit(cache=True)
+def _write_candidates(rows, game, p, seq, attack, chosen, extra, front_s, front_d, army, member, bit, values, odds):
+    """The candidate rows (`CANDIDATE_COLUMNS`) of a decision's pairs; an interior territory's row has no odds,
+    target bits or target value."""
+    n = army.shape[0]
+    for r in range(rows.shape[0]):
+        s, d = front_s[r], front_d[r]
+        row = rows[r]
+        row[0], row[1], row[2], row[3] = game, p, seq, r if attack else s
+        row[4] = _odds_at(odds, army[s] - 1 + extra, army[d]) if d >= 0 else 0.0
+        row[5] = _bits(member, bit, d) if d >= 0 else 0
+        row[6] = 0 if attack else _bits(member, bit, s)
+        row[7] = values[d] if d >= 0 else 0.0
+        row[8] = 0.0 if attack else values[s]
+        row[9] = 1.0 if ((s * n + d == chosen) if attack else s == chosen) else 0.0
 
 
 @njit(cache=True)

@@ -170,8 +170,6 @@ def posterior_rows(f, post: np.ndarray, setting: str, run: str, clock: pd.DataFr
         "engine_version": _constant(ENGINE_VERSION, n * e)})
 
 
-
-
 CHUNK_GAMES = 50  # games a recogniser holds in memory at once: memory does not grow with the run
 CHUNKS_KEPT = 8  # chunks a worker keeps for the next recogniser of the same run (bounded, whatever the run)
 
@@ -202,7 +200,7 @@ def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
     traces, built = generation("traces", run, data_dir), generation("recognition", run, data_dir)
     found = False
     for games in game_chunks(run, data_dir):
-        try:  # the chunk's reads share one connection, held only while they read: a writer waits for readers
+        try:  # `load_features` holds its connection only while it reads: a writer waits for readers
             f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
         except DataError:
             continue  # no observation in these games (a chunk of games nobody acted in)
