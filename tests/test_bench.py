@@ -86,7 +86,7 @@ def test_a_recognition_scale_run_stopped_part_way_keeps_what_it_measured(tmp_pat
     import riskcore.experiments.bench_recognition_scale as bench
 
     calls = []
-    real = bench._timed
+    real = bench.timed
 
     def stop_at_the_third_recogniser(argv, what):
         calls.append(what)
@@ -94,7 +94,7 @@ def test_a_recognition_scale_run_stopped_part_way_keeps_what_it_measured(tmp_pat
             raise KeyboardInterrupt  # the run is stopped
         return real(argv, what)
 
-    monkeypatch.setattr(bench, "_timed", stop_at_the_third_recogniser)
+    monkeypatch.setattr(bench, "timed", stop_at_the_third_recogniser)
     with pytest.raises(KeyboardInterrupt):
         bench.bench_recognition_scale(sizes=(10,), recognisers=("goal:temperature=0.1", "phatt:scheme=khan2013"),
                                       workers=1, out_dir=tmp_path, scratch=tmp_path)

@@ -17,21 +17,13 @@ from pathlib import Path
 import pandas as pd
 
 from riskcore import paths
-from riskcore.experiments.bench_memory import RECOGNISERS, riskcore_command, run_with_peak
-from riskcore.experiments.bench_scale import chunk_for
+from riskcore.experiments.bench_memory import RECOGNISERS, riskcore_command
+from riskcore.experiments.bench_scale import chunk_for, timed
 
 SIZES = (10_000, 100_000)
 # the classifier trains on another run: not a pass over the measured one
 PASSES = tuple(spec for spec in RECOGNISERS if not spec.startswith("classifier"))
 TARGET = "every recogniser over 10^5 games in at most 3 GB (3,072 MB) peak memory"
-
-
-def _timed(argv: list[str], what: str) -> tuple[float, float]:
-    import time
-
-    start = time.perf_counter()
-    _, peak = run_with_peak(argv, what)
-    return time.perf_counter() - start, peak
 
 
 def _measures(recognisers: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -49,10 +41,10 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
             run, data = f"scale-{n}", Path(tmp)
-            _timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)),
+            timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)),
                                     "--quiet", "--data-dir", str(data)), f"simulate of {n:,} games")
             for measure, spec in measures:
-                seconds, peak = _timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
+                seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
                                                         "--workers", str(workers), "--quiet", "--data-dir",
                                                         str(data)), f"{measure} on {n:,} games")
                 rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),

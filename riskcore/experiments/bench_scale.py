@@ -32,7 +32,7 @@ def chunk_for(games: int) -> int:
     return min(1000, max(25, games // 100))
 
 
-def _timed(argv: list[str], what: str) -> tuple[float, float]:
+def timed(argv: list[str], what: str) -> tuple[float, float]:
     """(wall seconds, peak MB of the largest process) of a command run in a fresh process tree."""
     start = time.perf_counter()
     _, peak = run_with_peak(argv, what)
@@ -58,8 +58,8 @@ def _simulate_row(n: int, data: Path, kernel_speed: float, cores: int, dask: str
     db = paths.db_path(data)
     argv = riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)), "--quiet",
                      "--data-dir", str(data), *(["--dask", dask] if dask else []))
-    seconds, peak = _timed(argv, f"simulate of {n:,} games")
-    query_s, _ = _timed(riskcore_command("db", "--sql", README_QUERY.format(run=run), "--data-dir", str(data)),
+    seconds, peak = timed(argv, f"simulate of {n:,} games")
+    query_s, _ = timed(riskcore_command("db", "--sql", README_QUERY.format(run=run), "--data-dir", str(data)),
                         "the README's query")
     rate = n / seconds
     return {"games": n, "where": "Dask, local cluster" if dask else "local processes", "seconds": round(seconds, 1),
