@@ -162,7 +162,9 @@ def _register_viewed(con: duckdb.DuckDBPyConnection, name: str, label: str, file
     registered file in registration order (a database that held a copy of the table is moved to the view first).
     Returns the rows of the new files."""
     con.execute(f"CREATE TABLE IF NOT EXISTS {VIEWED_FILES} (table_name VARCHAR, key VARCHAR, seq BIGINT, "
-                "file VARCHAR)")
+                "file VARCHAR, first_game BIGINT, last_game BIGINT)")
+    for col in ("first_game", "last_game"):  # a database from before files had game ranges: NULL reads every file
+        con.execute(f"ALTER TABLE {VIEWED_FILES} ADD COLUMN IF NOT EXISTS {col} BIGINT")
     if _kind(con, name) == "BASE TABLE":
         _copy_to_view(con, name, root)
     _list_files(con, name, label, files, root)
@@ -174,8 +176,20 @@ def _list_files(con: duckdb.DuckDBPyConnection, name: str, label: str, files: li
     """`files` behind the view `name` for `label`, in place of those it had, after every file listed before."""
     seq = con.execute(f"SELECT coalesce(max(seq), -1) + 1 FROM {VIEWED_FILES}").fetchone()[0]
     con.execute(f"DELETE FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, label])
-    con.executemany(f"INSERT INTO {VIEWED_FILES} VALUES (?, ?, ?, ?)",
-                    [[name, label, seq + i, f.resolve().relative_to(root).as_posix()] for i, f in enumerate(files)])
+    games = _game_ranges(con, files)
+    con.executemany(f"INSERT INTO {VIEWED_FILES} (table_name, key, seq, file, first_game, last_game) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [[name, label, seq + i, f.resolve().relative_to(root).as_posix(), *games.get(str(f), (None, None))]
+                     for i, f in enumerate(files)])
+
+
+def _game_ranges(con: duckdb.DuckDBPyConnection, files: list[Path]) -> dict[str, tuple[int, int]]:
+    """Each file's first and last game id, from its Parquet statistics (no data read): a read of a few games then
+    opens only the files that hold them, so a chunk's read costs the same at any number of files."""
+    rows = con.execute(f"SELECT file_name, min(TRY_CAST(stats_min_value AS BIGINT)), "
+                       f"max(TRY_CAST(stats_max_value AS BIGINT)) FROM parquet_metadata({sql_list(files)}) "
+                       "WHERE path_in_schema = 'game_id' GROUP BY file_name").fetchall()
+    return {f: (lo, hi) for f, lo, hi in rows if lo is not None and hi is not None}
 
 
 def _define_view(con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -200,19 +214,30 @@ def _copy_to_view(con: duckdb.DuckDBPyConnection, name: str, root: Path) -> None
         _list_files(con, name, _label({"run": run}), files, root)
 
 
-def run_source(name: str, run: str, data_dir: Path | None = None) -> str:
+def run_source(name: str, run: str, data_dir: Path | None = None, games: tuple[int, int] | None = None) -> str:
     """What a query of one run reads `name` from: the run's own files of a viewed table (the view would open every
-    run's files to find them), else the table itself."""
+    run's files to find them), else the table itself. With `games` (first, last), only the files that may hold
+    those games: the caller still filters by game."""
     if name not in VIEWED:
         return name
+    sql, params = f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, _label({"run": run})]
     try:
-        files = query(f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? AND key = ? ORDER BY seq",
-                      [name, _label({"run": run})], data_dir).file.tolist()
+        files = _files_with(games, sql, params, data_dir) if games is not None else None
+        if not files:  # every file; or no file holds those games, and all of them read as no rows
+            files = query(sql + " ORDER BY seq", params, data_dir).file.tolist()
     except duckdb.CatalogException:  # nothing viewed yet
         return name
     if not files:  # not registered (or still a copy): the table says what it has
         return name
     return f"read_parquet({sql_list(files)}, hive_partitioning = false, union_by_name = true)"
+
+
+def _files_with(games: tuple[int, int], sql: str, params: list, data_dir: Path | None) -> list[str]:
+    try:
+        return query(sql + " AND (first_game IS NULL OR (first_game <= ? AND last_game >= ?)) ORDER BY seq",
+                     params + [int(games[1]), int(games[0])], data_dir).file.tolist()
+    except duckdb.BinderException:  # a list written before files had game ranges (a reader cannot add them)
+        return []
 
 
 def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> None:

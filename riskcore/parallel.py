@@ -87,6 +87,17 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         proc.join(timeout=5)
 
 
+def in_order(results: Iterator[tuple[int, Any]]) -> Iterator[Any]:
+    """The results of `run_tasks` by task index, each yielded as soon as every earlier one has been: a stream
+    written in a fixed order (the same bytes at any number of workers) holds only the results that came early."""
+    early, wanted = {}, 0
+    for i, result in results:
+        early[i] = result
+        while wanted in early:
+            yield early.pop(wanted)
+            wanted += 1
+
+
 def in_task_order(results: Iterator[tuple[int, Any]]) -> list[Any]:
     """The results of `run_tasks` by task index, whatever order they finished in (for outputs whose row order
     matters downstream: float sums, seeded resampling)."""

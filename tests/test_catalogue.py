@@ -150,3 +150,28 @@ def test_a_reading_blocks_connection_serves_only_its_own_thread(tmp_path):
         other.start()
         other.join()
     assert mine is not None and seen == {"held": {}, "n": 6}  # the other thread opened its own
+
+
+def test_a_read_of_a_few_games_opens_only_the_files_that_hold_them(tmp_path):
+    assert main(SIM + ["--data-dir", str(tmp_path), "--games", "9"]) == 0  # three files of three games
+    whole = db.run_source("events", "c", tmp_path)
+    few = db.run_source("events", "c", tmp_path, (3, 4))
+    assert whole.count(".parquet") == 3 and few.count(".parquet") == 1
+    sql = "SELECT * FROM {} WHERE run = 'c' AND game_id BETWEEN 3 AND 4 ORDER BY game_id, seq"
+    assert query(sql.format(few), data_dir=tmp_path).equals(query(sql.format(whole), data_dir=tmp_path))
+    assert db.run_source("events", "c", tmp_path, (5, 6)).count(".parquet") == 2  # a range across two files
+    assert db.run_source("events", "c", tmp_path, (50, 60)).count(".parquet") == 3  # none: reads as no rows
+    assert query(f"SELECT count(*) AS n FROM {db.run_source('events', 'c', tmp_path, (50, 60))} "
+                 "WHERE game_id BETWEEN 50 AND 60", data_dir=tmp_path).n[0] == 0
+
+
+def test_files_listed_before_they_had_game_ranges_are_read_for_every_range(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data + ["--games", "9"]) == 0
+    with db.transaction(tmp_path) as con:  # the list as an older riskcore wrote it
+        con.execute(f"ALTER TABLE {db.VIEWED_FILES} DROP COLUMN first_game")
+        con.execute(f"ALTER TABLE {db.VIEWED_FILES} DROP COLUMN last_game")
+    assert db.run_source("events", "c", tmp_path, (3, 4)).count(".parquet") == 3
+    assert main(SIM + data + ["--run", "d", "--games", "6"]) == 0  # the next write adds the ranges
+    assert db.run_source("events", "d", tmp_path, (3, 4)).count(".parquet") == 1
+    assert db.run_source("events", "c", tmp_path, (3, 4)).count(".parquet") == 3

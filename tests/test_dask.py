@@ -37,3 +37,19 @@ def test_features_from_local_chunk_readers_match_features_shipped_to_dask(tmp_pa
 
     local = digests(tmp_path / "local" / "recognition")
     assert len(local) >= 3 and local == digests(tmp_path / "dask" / "recognition")
+
+
+def test_posteriors_computed_on_dask_are_the_local_ones(tmp_path, dask_cluster, monkeypatch):
+    import pyarrow as pa
+
+    import riskcore.recognition.pipeline as pipeline
+    from riskcore.recognition.recognisers import Recogniser
+
+    simulate(RunSpec("post", 9, GameConfig(), ("mission", "random"), 3), tmp_path, workers=1, progress=False)
+    pipeline.ensure_features("post", "cards6", tmp_path, workers=1, progress=False)
+    monkeypatch.setattr(pipeline, "CHUNK_GAMES", 2)
+    monkeypatch.setattr(pipeline, "TASK_CHUNKS", 2)  # three tasks on the cluster
+    rec = Recogniser.from_spec("goal")
+    local = pa.concat_tables(pipeline.posterior_parts("post", rec, data_dir=tmp_path, workers=1))
+    dask = pa.concat_tables(pipeline.posterior_parts("post", rec, data_dir=tmp_path, dask_address=dask_cluster))
+    assert local.num_rows > 0 and dask.equals(local)

@@ -2,7 +2,7 @@
 
 import time
 
-from riskcore.parallel import in_task_order, run_tasks
+from riskcore.parallel import in_order, in_task_order, run_tasks
 
 
 def _slow_first(i: int) -> int:
@@ -15,6 +15,20 @@ def test_results_come_back_in_task_order_after_finishing_out_of_order():
     assert sorted(finished) == [(i, i * i) for i in range(4)]
     assert in_task_order(reversed(finished)) == [0, 1, 4, 9]
     assert in_task_order(iter(finished)) == [0, 1, 4, 9]
+
+
+def test_in_order_yields_each_result_once_every_earlier_one_has_come():
+    seen = []
+
+    def finished():
+        for i in (2, 0, 3, 1, 4):
+            seen.append(i)
+            yield i, i * 10
+
+    out = []
+    for r in in_order(finished()):
+        out.append((r, len(seen)))  # what had finished when r came out
+    assert out == [(0, 2), (10, 4), (20, 4), (30, 4), (40, 5)]
 
 
 class Box:

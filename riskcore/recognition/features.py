@@ -423,11 +423,15 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
         tasks.append((*where, chunk_events(run, first, last, data)) if dask_address else (*where, first, last, data))
 
     def write(stage: Path) -> None:
-        # workers return Arrow tables (compact to send, nothing left to convert here)
-        for i, tables in run_tasks(chunk_tables if dask_address else chunk_tables_from_db, tasks, workers,
-                                   dask_address, desc=f"features {run}", progress=progress):
-            for name, table in tables.items():
-                write_parquet(table, stage / name / f"part-{i:05d}.parquet")
+        if dask_address:  # a cluster's workers may not see this disk: they send Arrow tables back
+            for i, tables in run_tasks(chunk_tables, tasks, workers, dask_address, desc=f"features {run}",
+                                       progress=progress):
+                write_chunk_tables(tables, stage, i)
+            return
+        # local workers write their own chunk into the stage (published whole, or not at all, once all are done)
+        for _ in run_tasks(chunk_files_from_db, [(*t, str(stage), i) for i, t in enumerate(tasks)], workers,
+                           desc=f"features {run}", progress=progress):
+            pass
 
     return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir,
                        source=generation("traces", run, data_dir))
@@ -437,7 +441,7 @@ def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np
     """The event columns of games `first`..`last` of a run, ordered by game and sequence."""
     cols = ", ".join(EVENT_COLUMNS)
     with reading(Path(data_dir)):
-        events = query(f"SELECT {cols} FROM {run_source('events', run, Path(data_dir))} WHERE run = ? AND game_id "
+        events = query(f"SELECT {cols} FROM {run_source('events', run, Path(data_dir), (first, last))} WHERE run = ? AND game_id "
                        "BETWEEN ? AND ? ORDER BY game_id, seq", [run, first, last], Path(data_dir))
     arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
     arrays["kind"] = events["kind"].to_numpy(dtype=object)
@@ -454,9 +458,17 @@ def chunk_tables(run: str, hyp_name: str, board_name: str, n_players: int, event
     return feature_tables(run, hyp_name, compiled_chunk(hyp, n_players, events), hyp)
 
 
-def chunk_tables_from_db(run: str, hyp_name: str, board_name: str, n_players: int, first: int, last: int,
-                         data_dir: str) -> dict[str, pa.Table]:
-    return chunk_tables(run, hyp_name, board_name, n_players, chunk_events(run, first, last, data_dir))
+def chunk_files_from_db(run: str, hyp_name: str, board_name: str, n_players: int, first: int, last: int,
+                        data_dir: str, stage: str, index: int) -> None:
+    """The feature tables of games `first`..`last`, read from the database and written as part `index` of the
+    stage by the worker itself."""
+    write_chunk_tables(chunk_tables(run, hyp_name, board_name, n_players, chunk_events(run, first, last, data_dir)),
+                       Path(stage), index)
+
+
+def write_chunk_tables(tables: dict[str, pa.Table], stage: Path, index: int) -> None:
+    for name, table in tables.items():
+        write_parquet(table, stage / name / f"part-{index:05d}.parquet")
 
 
 def features_from_parts(parts: dict[str, list], hyp: Hypotheses, truth: pd.DataFrame | None = None) -> Features:
@@ -503,9 +515,9 @@ def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, ga
         where, params = where + " AND game_id BETWEEN ? AND ?", params + [int(games[0]), int(games[1])]
     try:
         obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
-                    f"n_targets FROM {run_source('rec_observations', run, data_dir)} WHERE {where} "
+                    f"n_targets FROM {run_source('rec_observations', run, data_dir, games)} WHERE {where} "
                     "ORDER BY game_id, player, obs", params, data_dir)
-        pend = query(f"SELECT {', '.join(MATRICES)} FROM {run_source('rec_pending', run, data_dir)} "
+        pend = query(f"SELECT {', '.join(MATRICES)} FROM {run_source('rec_pending', run, data_dir, games)} "
                      f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "

@@ -123,7 +123,7 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     try:
         with reading(data_dir):
             df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, self_continent, chosen "
-                       f"FROM {run_source('rec_candidates', run, data_dir)} WHERE run = ? AND hypotheses = ? AND "
+                       f"FROM {run_source('rec_candidates', run, data_dir, (first, last))} WHERE run = ? AND hypotheses = ? AND "
                        "game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand", [run, f.hyp.name, first, last],
                        data_dir)
     except Exception as exc:

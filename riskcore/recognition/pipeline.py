@@ -19,7 +19,7 @@ import pyarrow as pa
 from riskcore import ENGINE_VERSION
 from riskcore.db import (DataError, generation, query, reading, run_config, run_source, stale_sources,
                          store_frames_many)
-from riskcore.parallel import run_tasks
+from riskcore.parallel import default_workers, in_order, run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, features_stale, load_features
 from riskcore.recognition.metrics import (GRID, card_metrics, convergence_points, explanation_top1, paired,
@@ -122,7 +122,7 @@ def turn_ends(run: str, data_dir: Path | None = None, games: tuple[int, int] | N
     output ends at the last turn end before the win). Only games `first`..`last` when `games` is given."""
     first, last = games if games is not None else (-1, 2**31 - 1)
     with reading(data_dir):
-        events = run_source("events", run, data_dir)
+        events = run_source("events", run, data_dir, games)
         return query(f"""
             WITH mine AS (SELECT game_id, seq, turn, player, kind FROM {events}
                           WHERE run = ? AND game_id BETWEEN ? AND ?),
@@ -193,22 +193,51 @@ def game_chunks(run: str, data_dir: Path | None, chunk: int | None = None) -> li
 
 
 def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
-                    turns: bool = False) -> Iterator[pa.Table]:
-    """One setting's posterior rows, `CHUNK_GAMES` games at a time (no writing: safe in worker processes): every
-    recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the whole run's. With
-    `turns`, also after every turn (`posterior_rows`)."""
-    traces, built = generation("traces", run, data_dir), generation("recognition", run, data_dir)
+                    turns: bool = False, workers: int | None = 1, dask_address: str | None = None
+                    ) -> Iterator[pa.Table]:
+    """One setting's posterior rows, `CHUNK_GAMES` games at a time, in game order (no writing: safe in worker
+    processes): every recogniser reads each (game, player)'s observations alone, so a chunk's posteriors are the
+    whole run's. With `turns`, also after every turn (`posterior_rows`). With several `workers` (or a cluster),
+    `TASK_CHUNKS` chunks a task, computed in parallel and yielded in game order as they come."""
+    chunks = game_chunks(run, data_dir)
+    if (workers or default_workers()) == 1 and not dask_address:
+        parts = _chunk_posteriors(run, recogniser, hyp_name, data_dir, turns, chunks)
+    else:
+        tasks = [(run, recogniser, hyp_name, data_dir, turns, chunks[i:i + TASK_CHUNKS])
+                 for i in range(0, len(chunks), TASK_CHUNKS)]
+        parts = (t for t in in_order(run_tasks(_chunk_posterior_table, tasks, workers, dask_address,
+                                               desc=f"recognise {run}", progress=False)) if t is not None)
     found = False
-    for games in game_chunks(run, data_dir):
-        try:  # `load_features` holds its connection only while it reads: a writer waits for readers
-            f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
-        except DataError:
-            continue  # no observation in these games (a chunk of games nobody acted in)
+    for part in parts:
         found = True
-        yield posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run,
-                             _chunk_clock(run, data_dir, games, traces), recogniser.prior(f.hyp), turns)
+        yield part
     if not found:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+
+
+TASK_CHUNKS = 10  # chunks a parallel task computes: few enough tasks to keep the workers' caches warm
+
+
+def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
+                      chunks: list[tuple[int, int]]) -> Iterator[pa.Table]:
+    traces, built = generation("traces", run, data_dir), generation("recognition", run, data_dir)
+    for games in chunks:
+        # one connection for the chunk's reads, let go before the work on them: a writer waits for readers
+        with reading(data_dir):
+            try:
+                f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
+            except DataError:
+                continue  # no observation in these games (a chunk of games nobody acted in)
+            clock = _chunk_clock(run, data_dir, games, traces)
+        yield posterior_rows(f, recogniser.posterior(f, run, data_dir), recogniser.setting, run, clock,
+                             recogniser.prior(f.hyp), turns)
+
+
+def _chunk_posterior_table(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
+                           chunks: list[tuple[int, int]]) -> pa.Table | None:
+    """A parallel task: the posteriors of a few chunks as one table (None when nobody acted in them)."""
+    parts = list(_chunk_posteriors(run, recogniser, hyp_name, data_dir, turns, chunks))
+    return pa.concat_tables(parts).combine_chunks() if parts else None
 
 
 def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
@@ -246,8 +275,8 @@ def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_d
     ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
                     progress=progress)
     # written as computed: memory does not grow with the run
-    return store_posteriors(run, recogniser.setting, posterior_parts(run, recogniser, hyp_name, data_dir, turns),
-                            data_dir)
+    return store_posteriors(run, recogniser.setting, posterior_parts(run, recogniser, hyp_name, data_dir, turns,
+                                                                      workers, dask_address), data_dir)
 
 
 POSTERIOR_BATCH_ROWS = 2_000_000
