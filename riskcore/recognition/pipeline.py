@@ -242,7 +242,7 @@ def _chunk_posterior_table(run: str, recogniser: Recogniser, hyp_name: str, data
 
 def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_dir: Path | None = None,
                     turns: bool = False) -> pa.Table:
-    """`posterior_parts` as one table (what a worker sends back)."""
+    """`posterior_parts` as one table."""
     return pa.concat_tables(list(posterior_parts(run, recogniser, hyp_name, data_dir, turns))).combine_chunks()
 
 
@@ -253,9 +253,10 @@ def store_posteriors(run: str, setting: str, table: pa.Table | Iterator[pa.Table
     return store_posteriors_many([(run, setting, table)], data_dir)[0]
 
 
-def store_posteriors_many(items: list[tuple[str, str, pa.Table]], data_dir: Path | None = None
+def store_posteriors_many(items: list[tuple[str, str, pa.Table | Iterator[pa.Table]]], data_dir: Path | None = None
                           ) -> list[dict[str, int]]:
-    """Several (run, setting, posteriors) at once, in one transaction."""
+    """Several (run, setting, posteriors) at once, in one transaction; tables given as iterators are written as
+    they come, each item's before the next item's."""
     by_run: dict[str, list] = {}
     for run, setting, table in items:  # one publication per run: each records the trace generation it read
         by_run.setdefault(run, []).append(({"posteriors": table}, {"run": run, "setting": setting},
@@ -279,24 +280,43 @@ def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_d
                                                                       workers, dask_address), data_dir)
 
 
-POSTERIOR_BATCH_ROWS = 2_000_000
-
-
 def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6", data_dir: Path | None = None,
                    workers: int | None = None, dask_address: str | None = None, progress: bool = True,
                    turns: bool = False) -> None:
-    """Many (run, recogniser) jobs: posteriors computed in parallel, written by this process only."""
-    tasks = [(run, rec, hyp_name, data_dir, turns) for run, rec in jobs]
-    batch, rows = [], 0
-    for i, table in run_tasks(posterior_table, tasks, workers, dask_address, desc="recognise", progress=progress):
-        run, rec = jobs[i]
-        batch.append((run, rec.setting, table))
-        rows += table.num_rows
-        if rows > POSTERIOR_BATCH_ROWS:  # a commit per batch: few commits, bounded memory
-            store_posteriors_many(batch, data_dir)
-            batch, rows = [], 0
-    if batch:
-        store_posteriors_many(batch, data_dir)
+    """Many (run, recogniser) jobs: posteriors computed in parallel, `TASK_CHUNKS` chunks a task, and written by
+    this process alone as they come, in job and game order, one publication per run: memory does not grow with
+    the runs or the jobs."""
+    by_run: dict[str, list[Recogniser]] = {}
+    for run, rec in jobs:  # a run's jobs together: its publication takes them one after another
+        by_run.setdefault(run, []).append(rec)
+    tasks, spans = [], []
+    for run, recs in by_run.items():
+        chunks = game_chunks(run, data_dir)
+        for rec in recs:
+            spans.append((run, rec, -(-len(chunks) // TASK_CHUNKS)))
+            tasks += [(run, rec, hyp_name, data_dir, turns, chunks[i:i + TASK_CHUNKS])
+                      for i in range(0, len(chunks), TASK_CHUNKS)]
+    results = run_tasks(_chunk_posterior_table, tasks, workers, dask_address, desc="recognise", progress=progress)
+    stream = in_order(results)
+
+    def parts(run: str, n: int) -> Iterator[pa.Table]:  # the stream's next `n` tasks: one job's
+        found = False
+        for _ in range(n):
+            table = next(stream)
+            if table is not None:
+                found = True
+                yield table
+        if not found:
+            raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+
+    try:
+        at = 0
+        for run, recs in by_run.items():
+            store_posteriors_many([(run, rec.setting, parts(run, n)) for _, rec, n in spans[at:at + len(recs)]],
+                                  data_dir)
+            at += len(recs)
+    finally:
+        results.close()  # an error part way stops the workers now
 
 
 CLOCKS = {"window": "fraction", "game": "game"}  # checkpoint definitions -> the posterior rows they read

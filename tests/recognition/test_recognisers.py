@@ -234,3 +234,35 @@ def test_posteriors_computed_on_several_workers_are_the_same_rows_in_the_same_or
     one = pa.concat_tables(pipeline.posterior_parts("s", rec, data_dir=streamed, workers=1))
     two = pa.concat_tables(pipeline.posterior_parts("s", rec, data_dir=streamed, workers=2))
     assert one.num_rows > 0 and two.equals(one)
+
+
+def test_recognize_many_writes_each_jobs_posteriors_in_parts_as_recognize_does(streamed, monkeypatch):
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    import riskcore.recognition.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "CHUNK_GAMES", 4)
+    monkeypatch.setattr(pipeline, "TASK_CHUNKS", 3)  # three tasks a job: no worker holds a whole job's rows
+    recs = [Recogniser.from_spec(s) for s in ("goal", "phatt:scheme=simple")]
+    sql = "SELECT * FROM posteriors WHERE run = 's' AND setting = ? ORDER BY point_kind, game_id, player, point, " \
+          "explanation"
+    alone = {}
+    for rec in recs:
+        pipeline.recognize("s", rec, data_dir=streamed, workers=1, progress=False)
+        alone[rec.setting] = query(sql, [rec.setting], streamed)
+    pipeline.recognize_many([("s", rec) for rec in recs], data_dir=streamed, workers=2, progress=False)
+    for rec in recs:
+        assert query(sql, [rec.setting], streamed).equals(alone[rec.setting])
+    names = [hashlib.sha1(rec.setting.encode()).hexdigest()[:16] for rec in recs]  # a setting's file
+    files = [streamed / "posteriors" / "run=s" / "posteriors" / f"{name}.parquet" for name in names]
+    assert all(pq.ParquetFile(f).num_row_groups == 3 for f in files)
+
+
+def test_recognize_many_with_a_run_without_features_fails_and_stops_its_workers(streamed):
+    import riskcore.recognition.pipeline as pipeline
+
+    with pytest.raises(DataError, match="nope"):
+        pipeline.recognize_many([("nope", Recogniser.from_spec("goal"))], data_dir=streamed, workers=2,
+                                progress=False)
