@@ -1,8 +1,9 @@
 """riskcore: a reproducible RISK engine and research toolkit for mission recognition and game AI.
 
-`ENGINE_VERSION` is bumped whenever a rule change alters traces; every trace row records it.
+`ENGINE_VERSION` is bumped whenever a rule change or a change of their schema alters traces; every trace row
+records it.
 """
 
-ENGINE_VERSION = "0.3.0"
+ENGINE_VERSION = "0.4.0"
 
 __all__ = ["ENGINE_VERSION"]

@@ -121,7 +121,7 @@ def replay(events: pd.DataFrame, missions: list[int], config: GameConfig, until_
 def load_game(run: str, game_id: int, data_dir: Path | None = None
               ) -> tuple[pd.DataFrame, list[int], GameConfig, pd.DataFrame]:
     """(events, missions, config, snapshots) of one recorded game from DuckDB (the config with the game's own
-    player count: an imported run may mix them)."""
+    player count: an imported run may mix them; the snapshots as the run's engine stored them, `docs/data.md`)."""
     config = run_config(run, data_dir)
     events = query("SELECT * FROM events WHERE run = ? AND game_id = ? ORDER BY seq", [run, game_id], data_dir)
     if events.empty:
@@ -131,8 +131,7 @@ def load_game(run: str, game_id: int, data_dir: Path | None = None
     players = query("SELECT player, mission_index FROM players WHERE run = ? AND game_id = ? ORDER BY player",
                     [run, game_id], data_dir)
     missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
-    snaps = query("SELECT turn, territory, owner, armies FROM snapshots WHERE run = ? AND game_id = ? "
-                  "ORDER BY turn, territory", [run, game_id], data_dir)
+    snaps = query("SELECT * FROM snapshots WHERE run = ? AND game_id = ? ORDER BY turn", [run, game_id], data_dir)
     return events, missions, config, snaps
 
 
@@ -178,9 +177,17 @@ class RunTraces:
             raise DataError(f"run {self.run!r} has no events for game {game_id}")
         players = self.df("SELECT * FROM players WHERE game_id = ? ORDER BY player", [game_id])
         games = self.df("SELECT * FROM games WHERE game_id = ?", [game_id])
-        snaps = self.df("SELECT turn, territory, owner, armies FROM snapshots WHERE game_id = ? "
-                        "ORDER BY turn, territory", [game_id])
-        return events, players, games, snaps
+        return events, players, games, self.df(self.snapshots_sql, [game_id])
+
+    @property
+    def snapshots_sql(self) -> str:
+        """A game's snapshots a row a turn, lists by territory: as stored, or gathered from the row per territory
+        that engines before 0.4.0 wrote."""
+        columns = {r[0] for r in self.con.execute("DESCRIBE snapshots").fetchall()}
+        if "owners" in columns:
+            return "SELECT turn, owners, army_counts FROM snapshots WHERE game_id = ? ORDER BY turn"
+        return ("SELECT turn, list(owner ORDER BY territory) AS owners, list(armies ORDER BY territory) AS army_counts "
+                "FROM snapshots WHERE game_id = ? GROUP BY turn ORDER BY turn")
 
 
 def verify_game(traces: RunTraces, game_id: int) -> int:
@@ -196,14 +203,14 @@ def verify_game(traces: RunTraces, game_id: int) -> int:
     state = replay(events, missions, config, label=label)
     n = state.board.n_territories
     replayed = {turn: (owner, armies) for turn, _, owner, armies in state.snapshots}
-    for turn, grp in snaps.groupby("turn"):
-        if turn not in replayed or len(grp) != n:
+    for turn, owners, army_counts in snaps[["turn", "owners", "army_counts"]].itertuples(index=False):
+        if turn not in replayed or len(owners) != n or len(army_counts) != n:
             raise TraceError(f"{label}: snapshot of turn {turn} does not match the replay")
         owner, armies = replayed[turn]
-        if not (np.array_equal(grp.owner.to_numpy(), owner) and np.array_equal(grp.armies.to_numpy(), armies)):
+        if not (np.array_equal(np.asarray(owners), owner) and np.array_equal(np.asarray(army_counts), armies)):
             raise TraceError(f"{label}: snapshot of turn {turn} differs from the replayed state")
-    if len(replayed) != snaps.turn.nunique():
-        raise TraceError(f"{label}: {len(replayed)} turns replayed, {snaps.turn.nunique()} snapshots recorded")
+    if len(replayed) != snaps.turn.nunique() or snaps.turn.duplicated().any():
+        raise TraceError(f"{label}: {len(replayed)} turns replayed, {len(snaps)} snapshots recorded")
     row = games.iloc[0]
     actions = int((~events.kind.isin(list(AUTOMATIC))).sum())
     want = {"winner": state.winner, "end_reason": state.end_reason, "turns": state.turn, "actions": actions,

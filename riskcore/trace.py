@@ -9,7 +9,9 @@ Tables (every row carries `run` and `engine_version`):
 - `events(game_id, seq, turn, player, phase, kind, src, dst, armies, attacker_dice, defender_dice,
   attacker_losses, defender_losses, conquered, opponent, cards, stop_at)`: one row per action or automatic
   event (`stop_at` is null for a single roll, else the whole battle's stopping point)
-- `snapshots(game_id, turn, player, territory, owner, armies)`: every territory at the start of every turn
+- `snapshots(game_id, turn, player, owners, army_counts)`: the board at the start of every turn, one row a turn:
+  `owners[t]` and `army_counts[t]` are territory t's owner and armies (lists indexed by territory id; one row per
+  territory before engine 0.4.0)
 """
 
 from __future__ import annotations
@@ -110,8 +112,8 @@ SCHEMAS: dict[str, pa.Schema] = {
                          ("attacker_dice", I8), ("defender_dice", I8), ("attacker_losses", I16),
                          ("defender_losses", I16), ("conquered", BOOL), ("opponent", I8), ("cards", STR),
                          ("stop_at", I16), ("engine_version", STR)]),
-    "snapshots": pa.schema([("run", STR), ("game_id", I32), ("turn", I32), ("player", I8), ("territory", I16),
-                            ("owner", I8), ("armies", I32), ("engine_version", STR)]),
+    "snapshots": pa.schema([("run", STR), ("game_id", I32), ("turn", I32), ("player", I8),
+                            ("owners", pa.list_(I8)), ("army_counts", pa.list_(I32)), ("engine_version", STR)]),
 }
 TABLES = tuple(SCHEMAS)
 
@@ -150,19 +152,29 @@ def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, p
     return out
 
 
-def _snapshot_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, np.ndarray]:
-    blocks = []
+def _snapshot_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, np.ndarray | pa.Array]:
+    """A row per snapshot, its owners and armies as lists by territory, straight from the (turn, player, owners...,
+    armies...) rows the engine and the kernel record."""
+    ids, blocks = [], []
     for gid, rec in zip(game_ids, records):
         n = rec.state.board.n_territories
         shots = [np.concatenate([[turn, player], owner, armies]) for turn, player, owner, armies in rec.state.snapshots]
         for part in (np.array(shots, np.int64).reshape(-1, 2 + 2 * n), rec.more_snapshots):
             if part is not None and len(part):
-                m = len(part)
-                blocks.append({"game_id": np.full(m * n, gid), "turn": np.repeat(part[:, 0], n),
-                               "player": np.repeat(part[:, 1], n), "territory": np.tile(np.arange(n), m),
-                               "owner": part[:, 2:2 + n].ravel(), "armies": part[:, 2 + n:].ravel()})
-    names = ("game_id", "turn", "player", "territory", "owner", "armies")
-    return {k: np.concatenate([b[k] for b in blocks]) if blocks else np.zeros(0, np.int64) for k in names}
+                ids.append(np.full(len(part), gid))
+                blocks.append(part)
+    if not blocks:
+        empty = np.zeros(0, np.int64)
+        return {"game_id": empty, "turn": empty, "player": empty, "owners": pa.array([], pa.list_(I8)),
+                "army_counts": pa.array([], pa.list_(I32))}
+    n = [(b.shape[1] - 2) // 2 for b in blocks]
+    offsets = pa.array(np.concatenate([[0], np.cumsum(np.repeat(n, [len(b) for b in blocks]))]), I32)
+    owners = np.concatenate([b[:, 2:2 + k].ravel() for b, k in zip(blocks, n)])
+    armies = np.concatenate([b[:, 2 + k:].ravel() for b, k in zip(blocks, n)])
+    return {"game_id": np.concatenate(ids), "turn": np.concatenate([b[:, 0] for b in blocks]),
+            "player": np.concatenate([b[:, 1] for b in blocks]),
+            "owners": pa.ListArray.from_arrays(offsets, pa.array(owners, I8)),
+            "army_counts": pa.ListArray.from_arrays(offsets, pa.array(armies, I32))}
 
 
 def records_to_tables(run: str, game_ids: list[int], records: list[GameRecord]) -> dict[str, pa.Table]:

@@ -175,3 +175,40 @@ def test_files_listed_before_they_had_game_ranges_are_read_for_every_range(tmp_p
     assert main(SIM + data + ["--run", "d", "--games", "6"]) == 0  # the next write adds the ranges
     assert db.run_source("events", "d", tmp_path, (3, 4)).count(".parquet") == 1
     assert db.run_source("events", "c", tmp_path, (3, 4)).count(".parquet") == 3
+
+
+def test_the_snapshots_view_reads_runs_of_both_snapshot_layouts(tmp_path):
+    """A data folder may hold runs from before snapshots were a row a turn (their files a row per territory)."""
+    import duckdb
+
+    from riskcore.replay import load_game
+
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data) == 0
+    for part in sorted((tmp_path / "traces" / "run=c" / "snapshots").glob("*.parquet")):
+        duckdb.sql(f"""COPY (SELECT run, game_id, turn, player, CAST(t - 1 AS SMALLINT) AS territory,
+                               owners[t] AS owner, army_counts[t] AS armies, engine_version
+                        FROM read_parquet('{part}'), range(1, len(owners) + 1) AS r(t)) TO '{part}.old'
+                        (FORMAT parquet)""")
+        part.with_name(part.name + ".old").replace(part)
+    assert main(SIM + data + ["--run", "d", "--games", "4"]) == 0
+    rows = query("SELECT run, count(*) AS n, count(territory) AS old, count(owners) AS new FROM snapshots "
+                 "GROUP BY run ORDER BY run", data_dir=tmp_path)
+    assert rows.n.tolist() == [_file_rows(tmp_path, r, "snapshots") for r in ("c", "d")]
+    assert rows.old.tolist() == [rows.n[0], 0] and rows.new.tolist() == [0, rows.n[1]]
+    assert len(load_game("c", 0, tmp_path)[3]) > len(load_game("d", 0, tmp_path)[3])
+
+
+def test_the_row_per_territory_query_in_the_data_docs_gives_every_territory_of_every_turn(tmp_path):
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[1] / "docs" / "data.md").read_text()
+    sql = re.search(r"A row per territory in SQL: `([^`]+)`", docs).group(1)
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    long = query(f"SELECT * FROM ({sql}) WHERE game_id = 1 ORDER BY turn, territory", data_dir=tmp_path)
+    turns = query("SELECT turn, owners, army_counts FROM snapshots WHERE game_id = 1 ORDER BY turn",
+                  data_dir=tmp_path)
+    assert len(long) == 42 * len(turns) and long.territory.tolist()[:42] == list(range(42))
+    first = long[long.turn == turns.turn[0]]
+    assert first.owner.tolist() == list(turns.owners[0]) and first.armies.tolist() == list(turns.army_counts[0])

@@ -84,3 +84,42 @@ def test_replay_names_a_corrupt_trace_file(small_run, tmp_path):
     part.write_bytes(part.read_bytes()[:100])
     with pytest.raises(TraceError, match=f"{part}: 100 bytes, its record says"):
         RunTraces("mixed", tmp_path)
+
+
+def _tamper_snapshot(table, what: str):
+    import numpy as np
+
+    first = table.index[table.game_id == 0][3]
+    if what == "army":
+        armies = np.array(table.at[first, "army_counts"])
+        armies[5] += 1
+        table.at[first, "army_counts"] = armies
+    else:  # a turn recorded twice
+        table.loc[len(table)] = table.loc[first]
+
+
+@pytest.mark.parametrize("what,message", [("army", "snapshot of turn .* differs"), ("twice", "snapshots recorded")])
+def test_replay_checks_every_turn_snapshot(small_run, tmp_path, what, message):
+    _copy_run(small_run, tmp_path)
+    part = sorted((tmp_path / "traces" / "run=mixed" / "snapshots").glob("*.parquet"))[0]
+    _rewrite(part, lambda t: _tamper_snapshot(t, what))
+    seal(tmp_path / "traces" / "run=mixed", "traces", {"run": "mixed"})
+    with pytest.raises(TraceError, match=message):
+        verify_game(RunTraces("mixed", tmp_path), 0)
+
+
+def test_snapshots_a_row_per_territory_as_engines_before_0_4_wrote_them_still_replay(small_run, tmp_path):
+    """A row a turn with lists by territory since 0.4.0; the row per territory of an older run reads the same."""
+    import duckdb
+
+    _copy_run(small_run, tmp_path)
+    for part in sorted((tmp_path / "traces" / "run=mixed" / "snapshots").glob("*.parquet")):
+        duckdb.sql(f"""COPY (SELECT run, game_id, turn, player, CAST(t - 1 AS SMALLINT) AS territory,
+                               owners[t] AS owner, army_counts[t] AS armies, engine_version
+                        FROM read_parquet('{part}'), range(1, len(owners) + 1) AS r(t)
+                        ORDER BY game_id, turn, territory) TO '{part}.old' (FORMAT parquet)""")
+        part.with_name(part.name + ".old").replace(part)
+    seal(tmp_path / "traces" / "run=mixed", "traces", {"run": "mixed"})
+    traces = RunTraces("mixed", tmp_path)
+    assert "territory" in traces.df("SELECT * FROM snapshots LIMIT 1").columns
+    assert all(verify_game(traces, g) > 0 for g in traces.game_ids())
