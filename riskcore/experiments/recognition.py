@@ -162,7 +162,8 @@ def run_experiment(games: int = 1000, seed: int = 2013, data_dir: Path | None = 
     recognize_many([(run, rec) for run in tests for rec in recs], "cards6", data_dir, workers, dask, progress,
                    turns=True)
     for run in tqdm(tests, desc="evaluate", disable=not progress):
-        evaluate(run, data_dir, n_boot=n_boot)
+        # its own settings: a run may keep another configuration's (a recogniser named on other play before)
+        evaluate(run, data_dir, n_boot=n_boot, settings=[rec.setting for rec in recs])
     _store_tuning(tuning, data_dir)
     return write_report(chosen, games, data_dir, out)
 

@@ -392,11 +392,12 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
 
 
 def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] = ("uniform", "goal"),
-             n_boot: int = 1000, clocks: tuple[str, ...] = ("window",)) -> pd.DataFrame:
-    """Write `recognition_metrics` and `recognition_paired` for every recogniser setting of the run, at the
-    checkpoints of each clock in `clocks` (column `clock`: `window`, the player's observation window, or `game`,
-    the game's turn ends with setup turns, the reference's "% of game")."""
-    parts = [_evaluate_clock(run, data_dir, baselines, n_boot, clock) for clock in clocks]
+             n_boot: int = 1000, clocks: tuple[str, ...] = ("window",), settings: list[str] | None = None
+             ) -> pd.DataFrame:
+    """Write `recognition_metrics` and `recognition_paired` for every recogniser setting of the run (or those in
+    `settings`), at the checkpoints of each clock in `clocks` (column `clock`: `window`, the player's observation
+    window, or `game`, the game's turn ends with setup turns, the reference's "% of game")."""
+    parts = [_evaluate_clock(run, data_dir, baselines, n_boot, clock, settings) for clock in clocks]
     # one part per clock: evaluating one clock keeps what an earlier evaluation stored for the other
     store_frames_many([({"recognition_metrics": m, "recognition_paired": p}, {"run": run, "clock": clock},
                         f"clock-{clock}") for clock, (m, p) in zip(clocks, parts)], "metrics", data_dir,
@@ -404,9 +405,9 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     return pd.concat([m for m, _ in parts], ignore_index=True)
 
 
-def _evaluate_clock(run: str, data_dir: Path | None, baselines: tuple[str, ...], n_boot: int, clock: str
-                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    per = player_metrics(run, data_dir, clock=clock)
+def _evaluate_clock(run: str, data_dir: Path | None, baselines: tuple[str, ...], n_boot: int, clock: str,
+                    settings: list[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    per = player_metrics(run, data_dir, settings, clock=clock)
     at_checkpoints = per[np.isin(per.point, CHECKPOINTS)].copy()
     at_checkpoints["outcome"] = np.where(at_checkpoints.won, "winners", "losers")
     parts = [summarise(at_checkpoints.drop(columns="convergence"), ["setting", "point"], n_boot=n_boot)

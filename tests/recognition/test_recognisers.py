@@ -266,3 +266,20 @@ def test_recognize_many_with_a_run_without_features_fails_and_stops_its_workers(
     with pytest.raises(DataError, match="nope"):
         pipeline.recognize_many([("nope", Recogniser.from_spec("goal"))], data_dir=streamed, workers=2,
                                 progress=False)
+
+
+def test_evaluate_of_given_settings_leaves_out_a_stale_setting_of_another_configuration(streamed):
+    import riskcore.recognition.pipeline as pipeline
+    from riskcore import db
+
+    for spec in ("uniform", "goal", "placements"):
+        pipeline.recognize("s", Recogniser.from_spec(spec), data_dir=streamed, workers=1, progress=False)
+    with db.transaction(streamed) as con:  # as if computed before the run's games were last rewritten
+        con.execute("UPDATE generations_posteriors SET source = 'earlier' WHERE run = 's' AND setting = 'placements'")
+    with pytest.raises(DataError, match="'placements' on run 's' were computed from an earlier version"):
+        pipeline.evaluate("s", streamed, n_boot=10)
+    metrics = pipeline.evaluate("s", streamed, n_boot=10, settings=["uniform", Recogniser.from_spec("goal").setting])
+    assert set(metrics.setting) == {"uniform", Recogniser.from_spec("goal").setting}
+    with db.transaction(streamed) as con:
+        con.execute("UPDATE generations_posteriors SET source = (SELECT generation FROM generations_traces "
+                    "WHERE run = 's') WHERE run = 's' AND setting = 'placements'")
