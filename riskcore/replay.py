@@ -163,6 +163,7 @@ class RunTraces:
                     raise TraceError(f"corrupt trace file {f}: {' '.join(str(exc).split())}") from None
             self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet({sql_list(files)})")
         self.config = GameConfig.from_dict(json.loads(self.df("SELECT config FROM runs").config[0])["config"])
+        self.snapshots_sql = self._snapshots_sql()  # the run's files have one layout: found once, not per game
 
     def df(self, sql: str, params: list | None = None) -> pd.DataFrame:
         return self.con.execute(sql, params or []).df()
@@ -179,8 +180,7 @@ class RunTraces:
         games = self.df("SELECT * FROM games WHERE game_id = ?", [game_id])
         return events, players, games, self.df(self.snapshots_sql, [game_id])
 
-    @property
-    def snapshots_sql(self) -> str:
+    def _snapshots_sql(self) -> str:
         """A game's snapshots a row a turn, lists by territory: as stored, or gathered from the row per territory
         that engines before 0.4.0 wrote."""
         columns = {r[0] for r in self.con.execute("DESCRIBE snapshots").fetchall()}

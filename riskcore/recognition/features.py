@@ -441,8 +441,9 @@ def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np
     """The event columns of games `first`..`last` of a run, ordered by game and sequence."""
     cols = ", ".join(EVENT_COLUMNS)
     with reading(Path(data_dir)):
-        events = query(f"SELECT {cols} FROM {run_source('events', run, Path(data_dir), (first, last))} WHERE run = ? AND game_id "
-                       "BETWEEN ? AND ? ORDER BY game_id, seq", [run, first, last], Path(data_dir))
+        source = run_source("events", run, Path(data_dir), (first, last))
+        events = query(f"SELECT {cols} FROM {source} WHERE run = ? AND game_id BETWEEN ? AND ? ORDER BY game_id, seq",
+                       [run, first, last], Path(data_dir))
     arrays = {c: events[c].to_numpy(dtype=object if events[c].dtype == object else None) for c in EVENT_COLUMNS}
     arrays["kind"] = events["kind"].to_numpy(dtype=object)
     for c in ("src", "dst", "opponent", "armies", "attacker_losses", "defender_losses", "stop_at"):

@@ -122,10 +122,10 @@ def load_candidates(f: Features, run: str, data_dir: Path | None = None) -> Cand
     first, last = (int(games.min()), int(games.max())) if len(games) else (0, -1)
     try:
         with reading(data_dir):
+            source = run_source("rec_candidates", run, data_dir, (first, last))
             df = query("SELECT game_id, player, seq, cand, odds, bits, self_bits, continent, self_continent, chosen "
-                       f"FROM {run_source('rec_candidates', run, data_dir, (first, last))} WHERE run = ? AND hypotheses = ? AND "
-                       "game_id BETWEEN ? AND ? ORDER BY game_id, player, seq, cand", [run, f.hyp.name, first, last],
-                       data_dir)
+                       f"FROM {source} WHERE run = ? AND hypotheses = ? AND game_id BETWEEN ? AND ? "
+                       "ORDER BY game_id, player, seq, cand", [run, f.hyp.name, first, last], data_dir)
     except Exception as exc:
         raise DataError(f"no decision candidates for run {run!r}: rebuild its features ({exc})") from None
     obs_index = pd.MultiIndex.from_frame(f.obs[["game_id", "player", "seq"]])

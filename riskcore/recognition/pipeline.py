@@ -203,19 +203,31 @@ def posterior_parts(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
     if (workers or default_workers()) == 1 and not dask_address:
         parts = _chunk_posteriors(run, recogniser, hyp_name, data_dir, turns, chunks)
     else:
-        tasks = [(run, recogniser, hyp_name, data_dir, turns, chunks[i:i + TASK_CHUNKS])
-                 for i in range(0, len(chunks), TASK_CHUNKS)]
-        parts = (t for t in in_order(run_tasks(_chunk_posterior_table, tasks, workers, dask_address,
-                                               desc=f"recognise {run}", progress=False)) if t is not None)
-    found = False
-    for part in parts:
-        found = True
-        yield part
-    if not found:
-        raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+        tasks = _posterior_tasks(run, recogniser, hyp_name, data_dir, turns, chunks)
+        parts = in_order(run_tasks(_chunk_posterior_table, tasks, workers, dask_address, desc=f"recognise {run}",
+                                   progress=False))
+    yield from _some_parts(parts, run, hyp_name)
 
 
 TASK_CHUNKS = 10  # chunks a parallel task computes: few enough tasks to keep the workers' caches warm
+
+
+def _posterior_tasks(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
+                     chunks: list[tuple[int, int]]) -> list[tuple]:
+    """`_chunk_posterior_table`'s arguments for the run's chunks, `TASK_CHUNKS` a task."""
+    return [(run, recogniser, hyp_name, data_dir, turns, chunks[i:i + TASK_CHUNKS])
+            for i in range(0, len(chunks), TASK_CHUNKS)]
+
+
+def _some_parts(parts: Iterator[pa.Table | None], run: str, hyp_name: str) -> Iterator[pa.Table]:
+    """The parts that hold rows (a task of chunks nobody acted in has none); none at all is an error."""
+    found = False
+    for part in parts:
+        if part is not None:
+            found = True
+            yield part
+    if not found:
+        raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
 
 
 def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
@@ -289,32 +301,22 @@ def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6",
     by_run: dict[str, list[Recogniser]] = {}
     for run, rec in jobs:  # a run's jobs together: its publication takes them one after another
         by_run.setdefault(run, []).append(rec)
-    tasks, spans = [], []
+    tasks, counts = [], {}
     for run, recs in by_run.items():
         chunks = game_chunks(run, data_dir)
         for rec in recs:
-            spans.append((run, rec, -(-len(chunks) // TASK_CHUNKS)))
-            tasks += [(run, rec, hyp_name, data_dir, turns, chunks[i:i + TASK_CHUNKS])
-                      for i in range(0, len(chunks), TASK_CHUNKS)]
+            job = _posterior_tasks(run, rec, hyp_name, data_dir, turns, chunks)
+            counts[run, rec.setting] = len(job)
+            tasks += job
     results = run_tasks(_chunk_posterior_table, tasks, workers, dask_address, desc="recognise", progress=progress)
     stream = in_order(results)
 
-    def parts(run: str, n: int) -> Iterator[pa.Table]:  # the stream's next `n` tasks: one job's
-        found = False
-        for _ in range(n):
-            table = next(stream)
-            if table is not None:
-                found = True
-                yield table
-        if not found:
-            raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
+    def job_parts(run: str, setting: str) -> Iterator[pa.Table]:  # the stream's next tasks: this job's
+        return _some_parts((next(stream) for _ in range(counts[run, setting])), run, hyp_name)
 
     try:
-        at = 0
         for run, recs in by_run.items():
-            store_posteriors_many([(run, rec.setting, parts(run, n)) for _, rec, n in spans[at:at + len(recs)]],
-                                  data_dir)
-            at += len(recs)
+            store_posteriors_many([(run, rec.setting, job_parts(run, rec.setting)) for rec in recs], data_dir)
     finally:
         results.close()  # an error part way stops the workers now
 
