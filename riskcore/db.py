@@ -176,20 +176,30 @@ def _list_files(con: duckdb.DuckDBPyConnection, name: str, label: str, files: li
     """`files` behind the view `name` for `label`, in place of those it had, after every file listed before."""
     seq = con.execute(f"SELECT coalesce(max(seq), -1) + 1 FROM {VIEWED_FILES}").fetchone()[0]
     con.execute(f"DELETE FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, label])
-    games = _game_ranges(con, files)
+    games = _game_ranges(files)
     con.executemany(f"INSERT INTO {VIEWED_FILES} (table_name, key, seq, file, first_game, last_game) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     [[name, label, seq + i, f.resolve().relative_to(root).as_posix(), *games.get(str(f), (None, None))]
                      for i, f in enumerate(files)])
 
 
-def _game_ranges(con: duckdb.DuckDBPyConnection, files: list[Path]) -> dict[str, tuple[int, int]]:
-    """Each file's first and last game id, from its Parquet statistics (no data read): a read of a few games then
-    opens only the files that hold them, so a chunk's read costs the same at any number of files."""
-    rows = con.execute(f"SELECT file_name, min(TRY_CAST(stats_min_value AS BIGINT)), "
-                       f"max(TRY_CAST(stats_max_value AS BIGINT)) FROM parquet_metadata({sql_list(files)}) "
-                       "WHERE path_in_schema = 'game_id' GROUP BY file_name").fetchall()
-    return {f: (lo, hi) for f, lo, hi in rows if lo is not None and hi is not None}
+def _game_ranges(files: list[Path]) -> dict[str, tuple[int, int]]:
+    """Each file's first and last game id, from its Parquet footer (no data read): a read of a few games then
+    opens only the files that hold them, so a chunk's read costs the same at any number of files. The footers are
+    read with pyarrow, outside DuckDB: a writer's small memory budget cannot hold DuckDB's metadata scan."""
+    import pyarrow.parquet as pq
+
+    ranges = {}
+    for f in files:
+        meta = pq.read_metadata(f)
+        names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+        if "game_id" not in names:
+            continue
+        col = names.index("game_id")
+        stats = [meta.row_group(g).column(col).statistics for g in range(meta.num_row_groups)]
+        if stats and all(s is not None and s.has_min_max for s in stats):
+            ranges[str(f)] = (int(min(s.min for s in stats)), int(max(s.max for s in stats)))
+    return ranges
 
 
 def _define_view(con: duckdb.DuckDBPyConnection, name: str) -> None:
