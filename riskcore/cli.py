@@ -80,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fortify", choices=["adjacent", "connected"], default="adjacent",
                    help="fortify to an adjacent territory, or along a path of own territories")
     s.add_argument("--turn-cap", type=_positive, default=400, help="player turns after which a game is a draw")
-    s.add_argument("--chunk", type=_positive, default=25, help="games per Parquet part (does not change results)")
+    s.add_argument("--chunk", type=_positive, default=None,
+                   help="games per Parquet part (does not change results); by default 25 up to 2,500 games, then a "
+                        "hundredth of the run up to 1,000")
     _parallel(s)
     _data_dir(s)
 
@@ -231,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--scale", type=_sizes, nargs="?", const="1000,10000,100000", default=None, metavar="SIZES",
                    help="instead: simulate and the README's query at growing numbers of games, whole process, "
                         "with disk and peak memory; on a local Dask cluster too")
+    b.add_argument("--dask-sizes", type=_sizes, default="10000", metavar="SIZES",
+                   help="with --scale: the sizes also simulated on a local Dask cluster (default 10,000)")
     b.add_argument("--recognition-scale", type=_sizes, nargs="?", const="10000,100000", default=None,
                    metavar="SIZES", help="instead: every recogniser over a run of each size (default 10,000 and "
                                          "100,000 games), whole process on --workers processes, with peak memory")
@@ -284,12 +288,13 @@ def _arrow_without_pandas() -> None:
 def cmd_simulate(a) -> None:
     _arrow_without_pandas()
     from riskcore.engine.config import GameConfig
-    from riskcore.simulate import RunSpec, simulate
+    from riskcore.simulate import RunSpec, default_chunk, simulate
 
     config = GameConfig(board=a.board, n_players=a.players, mode=a.mode, deal=a.deal, setup_batch=a.setup_batch,
                         card_values=a.card_values, card_cap=a.card_cap, fortify=a.fortify, turn_cap=a.turn_cap)
     agents = tuple(x.strip() for x in a.agents.split(",") if x.strip())
-    spec = RunSpec(run=a.run, games=a.games, config=config, agents=agents, seed=a.seed, chunk=a.chunk)
+    spec = RunSpec(run=a.run, games=a.games, config=config, agents=agents, seed=a.seed,
+                   chunk=a.chunk or default_chunk(a.games))
     counts = simulate(spec, a.data_dir, a.workers, a.dask, progress=not a.quiet)
     print(f"run {a.run!r}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
@@ -491,7 +496,7 @@ def cmd_bench(a) -> None:
     if a.scale:
         from riskcore.experiments.bench_scale import bench_scale
 
-        print(bench_scale(a.scale, out_dir=a.out_dir).to_string(index=False))
+        print(bench_scale(a.scale, a.dask_sizes, out_dir=a.out_dir).to_string(index=False))
         return
     if a.recognition_scale:
         from riskcore.experiments.bench_recognition_scale import bench_recognition_scale

@@ -41,6 +41,13 @@ MAX_GAMES = 2**31 - 1
 PYTHON_LOOP_GAMES = 20
 
 
+def default_chunk(games: int) -> int:
+    """Games per Parquet part when the user names none: 25 for a run of up to 2,500 games (enough tasks for every
+    core), then a hundredth of the run up to 1,000, so that a large run keeps few files (each file costs its writer
+    and the catalogue a fixed price) and still has a hundred tasks to spread."""
+    return min(1000, max(25, games // 100))
+
+
 @dataclass(frozen=True)
 class RunSpec:
     run: str

@@ -63,6 +63,7 @@ def test_scale_bench_measures_the_whole_path_locally_and_on_dask(tmp_path, dask_
     assert list(sim.games) == [20, 40, 20] and list(sim["where"]) == ["local processes"] * 2 + ["Dask, local cluster"]
     assert (sim.games_per_s > 0).all() and (sim.share_of_compiled > 0).all() and (sim.peak_MB > 50).all()
     assert (sim.parquet_bytes_per_game > 500).all() and (sim.duckdb_bytes_per_game > 0).all()
+    assert sim.traces_digest[0] == sim.traces_digest[2] != sim.traces_digest[1]  # Dask wrote the local bytes
     text = (tmp_path / "scale.md").read_text()
     assert "share_of_compiled" in text and "processor" in text
     assert not any(p.name.startswith("riskcore-scale-") for p in tmp_path.iterdir())  # the scratch folder is gone

@@ -183,3 +183,12 @@ def test_a_negative_event_field_is_refused_not_written_as_none():
     event = (0, 1, 0, "reinforce", "reinforce", None, 5, -2, None, None, None, None, None, None, None, None)
     with pytest.raises(ValueError, match="armies -2"):
         EventRows.from_log([event])
+
+
+def test_an_event_field_beyond_its_column_type_is_refused():
+    from riskcore.trace import records_to_tables
+
+    record = play_game(GameConfig(), ["mission"] * 4, 0, as_rows=True)
+    record.more_events.rows[5, 2] = 300  # the player column holds int8
+    with pytest.raises(ValueError, match="player holds 300"):
+        records_to_tables("r", [0], [record])

@@ -60,3 +60,15 @@ def test_only_a_small_run_leaves_the_kernel_out(monkeypatch):
     sim.simulate_chunk(RunSpec("det", sim.PYTHON_LOOP_GAMES, GameConfig(), ("mission",), 1), [0], [3])
     sim.simulate_chunk(RunSpec("det", sim.PYTHON_LOOP_GAMES + 1, GameConfig(), ("mission",), 1), [0], [3])
     assert used == [False, True]
+
+
+def test_a_large_run_gets_larger_parts_by_default_and_a_small_one_keeps_25(tmp_path, monkeypatch):
+    import riskcore.simulate as sim
+    from riskcore.cli import main
+
+    assert [sim.default_chunk(n) for n in (1, 2_500, 2_600, 10_000, 10**5, 10**6)] == [25, 25, 26, 100, 1000, 1000]
+    chunks = []
+    monkeypatch.setattr(sim, "simulate", lambda spec, *a, **k: chunks.append(spec.chunk) or {})
+    for games in ("10000", "10000 --chunk 7"):
+        assert main(["simulate", "--run", "r", "--games", *games.split(), "--data-dir", str(tmp_path)]) == 0
+    assert chunks == [100, 7]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from riskcore import paths
 from riskcore.experiments.bench_memory import RECOGNISERS, riskcore_command
-from riskcore.experiments.bench_scale import chunk_for, timed
+from riskcore.experiments.bench_scale import timed
 
 SIZES = (10_000, 100_000)
 # the classifier trains on another run: not a pass over the measured one
@@ -41,8 +41,8 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
             run, data = f"scale-{n}", Path(tmp)
-            timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)),
-                                    "--quiet", "--data-dir", str(data)), f"simulate of {n:,} games")
+            timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet",
+                                    "--data-dir", str(data)), f"simulate of {n:,} games")
             for measure, spec in measures:
                 seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
                                                         "--workers", str(workers), "--quiet", "--data-dir",

@@ -10,6 +10,7 @@ cluster of one worker per core. Recognition over such runs: `bench_recognition_s
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -27,16 +28,23 @@ README_QUERY = ("SELECT agent, count(*) AS seats, avg(won::INT) AS win_rate FROM
                 "GROUP BY agent ORDER BY win_rate DESC")
 
 
-def chunk_for(games: int) -> int:
-    """Games per Parquet part: the default 25 for small runs, up to 1,000 so a large run keeps few files."""
-    return min(1000, max(25, games // 100))
-
-
 def timed(argv: list[str], what: str) -> tuple[float, float]:
     """(wall seconds, peak MB of the largest process) of a command run in a fresh process tree."""
     start = time.perf_counter()
     _, peak = run_with_peak(argv, what)
     return time.perf_counter() - start, peak
+
+
+def trace_digest(run_dir: Path) -> str:
+    """A short digest of a run's Parquet traces (paths and bytes): a run played locally and one played on Dask from
+    the same spec must show the same one."""
+    digest = hashlib.sha256()
+    for f in sorted(run_dir.rglob("*.parquet")):
+        digest.update(f.relative_to(run_dir).as_posix().encode() + b"\0")
+        with f.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()[:12]
 
 
 def _bytes(path: Path) -> int:
@@ -56,16 +64,18 @@ def _simulate_row(n: int, data: Path, kernel_speed: float, cores: int, dask: str
     """One run in its own data folder, so the DuckDB file holds it alone."""
     run = f"scale-{n}"
     db = paths.db_path(data)
-    argv = riskcore_command("simulate", "--run", run, "--games", str(n), "--chunk", str(chunk_for(n)), "--quiet",
+    argv = riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet",
                      "--data-dir", str(data), *(["--dask", dask] if dask else []))
     seconds, peak = timed(argv, f"simulate of {n:,} games")
     query_s, _ = timed(riskcore_command("db", "--sql", README_QUERY.format(run=run), "--data-dir", str(data)),
                         "the README's query")
     rate = n / seconds
+    run_dir = paths.traces_dir(data) / f"run={run}"
     return {"games": n, "where": "Dask, local cluster" if dask else "local processes", "seconds": round(seconds, 1),
             "games_per_s": round(rate, 1), "share_of_compiled": round(rate / (kernel_speed * cores), 3),
-            "peak_MB": peak, "parquet_bytes_per_game": round(_bytes(paths.traces_dir(data) / f"run={run}") / n),
-            "duckdb_bytes_per_game": round(db.stat().st_size / n), "readme_query_s": round(query_s, 2)}
+            "peak_MB": peak, "parquet_bytes_per_game": round(_bytes(run_dir) / n),
+            "duckdb_bytes_per_game": round(db.stat().st_size / n), "readme_query_s": round(query_s, 2),
+            "traces_digest": trace_digest(run_dir)}
 
 
 def bench_scale(sizes: tuple[int, ...] = SIZES, dask_sizes: tuple[int, ...] = ON_DASK,
@@ -103,7 +113,8 @@ def bench_scale(sizes: tuple[int, ...] = SIZES, dask_sizes: tuple[int, ...] = ON
                     f"speed on as many cores ({kernel_speed:.0f} games/s on one core, one warm process); "
                     "`peak_MB` is its largest process; bytes per game on disk of its Parquet files and of the "
                     "DuckDB file holding that run alone; the README's query (win rate by agent) in a fresh process "
-                    "over that run.", sim, out_dir, {"targets": targets})
+                    "over that run; `traces_digest` is a digest of the run's Parquet files (the same digest, the "
+                    "same bytes).", sim, out_dir, {"targets": targets})
     return sim
 
 
