@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from tqdm.auto import tqdm
 
@@ -19,11 +19,19 @@ def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-def run_tasks(fn: Callable[..., Any], args: Sequence[tuple], workers: int | None = None,
-              dask_address: str | None = None, desc: str = "tasks", progress: bool = True
-              ) -> Iterator[tuple[int, Any]]:
-    """Apply `fn(*args[i])` to every argument tuple; yield `(i, result)` in completion order."""
-    bar = tqdm(total=len(args), desc=desc, disable=not progress, unit="task")
+def run_tasks(fn: Callable[..., Any], args: Iterable[tuple], workers: int | None = None,
+              dask_address: str | None = None, desc: str = "tasks", progress: bool = True,
+              total: int | None = None) -> Iterator[tuple[int, Any]]:
+    """Apply `fn(*args[i])` to every argument tuple; yield `(i, result)` in completion order.
+
+    `args` may be a generator (give `total` for the progress bar): on a Dask cluster its tuples are made only as
+    tasks are sent, a few per worker thread ahead, so tasks that carry their data (a chunk's events) never all sit
+    in this process's memory at once."""
+    if not dask_address and not isinstance(args, Sequence):
+        args = list(args)  # local tasks carry no data: sending them all at once costs nothing
+    if total is None and isinstance(args, Sequence):
+        total = len(args)
+    bar = tqdm(total=total, desc=desc, disable=not progress, unit="task")
     try:
         if dask_address:
             yield from _run_dask(fn, args, dask_address, bar)
@@ -104,20 +112,35 @@ def in_task_order(results: Iterator[tuple[int, Any]]) -> list[Any]:
     return [r for _, r in sorted(results, key=lambda x: x[0])]
 
 
-def _run_dask(fn, args, address: str, bar) -> Iterator[tuple[int, Any]]:
+DASK_AHEAD = 2  # tasks sent per worker thread of the cluster before their results come: every thread stays busy
+
+
+def _run_dask(fn, args: Iterable[tuple], address: str, bar) -> Iterator[tuple[int, Any]]:
     from distributed import Client
     from distributed import as_completed as dask_completed
 
     with Client(address, timeout="30s") as client:
-        futures = [client.submit(fn, *a, pure=False) for a in args]
-        index = {f.key: i for i, f in enumerate(futures)}
+        window = DASK_AHEAD * max(1, sum(client.nthreads().values()))
+        pending, running = enumerate(args), {}
+        finished = dask_completed()
+
+        def send() -> None:
+            for i, a in pending:
+                fut = client.submit(fn, *a, pure=False)
+                running[fut.key] = (i, fut)
+                finished.add(fut)
+                return
+
+        for _ in range(window):
+            send()
         try:
-            for fut in dask_completed(futures):
-                i, result = index[fut.key], fut.result()
-                futures[i] = None  # the cluster drops a result once nothing holds its future
+            for fut in finished:
+                i, _ = running.pop(fut.key)
+                result = fut.result()  # the cluster drops a result once nothing holds its future
                 del fut
+                send()
                 yield i, result
                 del result
                 bar.update()
         finally:
-            client.cancel([f for f in futures if f is not None])
+            client.cancel([f for _, f in running.values()])

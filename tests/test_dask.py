@@ -53,3 +53,29 @@ def test_posteriors_computed_on_dask_are_the_local_ones(tmp_path, dask_cluster, 
     local = pa.concat_tables(pipeline.posterior_parts("post", rec, data_dir=tmp_path, workers=1))
     dask = pa.concat_tables(pipeline.posterior_parts("post", rec, data_dir=tmp_path, dask_address=dask_cluster))
     assert local.num_rows > 0 and dask.equals(local)
+
+
+def test_a_cluster_is_sent_a_few_tasks_per_thread_ahead_and_their_data_made_only_then(dask_cluster):
+    from riskcore import parallel
+
+    made = []
+
+    def tasks():  # a task's data, made as it is sent: the caller never holds every task's data at once
+        for i in range(12):
+            made.append(i)
+            yield (i,)
+
+    seen = []
+    for i, result in parallel.run_tasks(abs, tasks(), dask_address=dask_cluster, progress=False, total=12):
+        seen.append((i, result))
+        assert len(made) <= parallel.DASK_AHEAD * 1 + len(seen)  # the cluster has one thread
+    assert sorted(seen) == [(i, i) for i in range(12)]
+
+
+def test_a_failing_task_on_a_cluster_names_its_error(dask_cluster):
+    import pytest
+
+    from riskcore import parallel
+
+    with pytest.raises(ZeroDivisionError):
+        list(parallel.run_tasks(divmod, [(1, 1), (1, 0), (2, 1)], dask_address=dask_cluster, progress=False))

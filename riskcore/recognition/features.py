@@ -417,19 +417,22 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
     if game_ids.empty:
         raise DataError(f"run {run!r} has no events")
     game_ids = game_ids.to_numpy()
-    tasks, where, data = [], (run, hyp_name, config.board, config.n_players), str(paths.data_dir(data_dir))
-    for lo in range(0, len(game_ids), chunk_games):
-        first, last = int(game_ids[lo]), int(game_ids[min(lo + chunk_games, len(game_ids)) - 1])
-        tasks.append((*where, chunk_events(run, first, last, data)) if dask_address else (*where, first, last, data))
+    where, data = (run, hyp_name, config.board, config.n_players), str(paths.data_dir(data_dir))
+    chunks = [(int(game_ids[lo]), int(game_ids[min(lo + chunk_games, len(game_ids)) - 1]))
+              for lo in range(0, len(game_ids), chunk_games)]
 
     def write(stage: Path) -> None:
-        if dask_address:  # a cluster's workers may not see this disk: they send Arrow tables back
+        if dask_address:
+            # a cluster's workers may not see this disk: each is sent its chunk's events, read only as the task is
+            # sent (the run's events never all in memory here), and sends Arrow tables back
+            tasks = ((*where, chunk_events(run, first, last, data)) for first, last in chunks)
             for i, tables in run_tasks(chunk_tables, tasks, workers, dask_address, desc=f"features {run}",
-                                       progress=progress):
+                                       progress=progress, total=len(chunks)):
                 write_chunk_tables(tables, stage, i)
             return
         # local workers write their own chunk into the stage (published whole, or not at all, once all are done)
-        for _ in run_tasks(chunk_files_from_db, [(*t, str(stage), i) for i, t in enumerate(tasks)], workers,
+        for _ in run_tasks(chunk_files_from_db, [(*where, first, last, data, str(stage), i)
+                                                 for i, (first, last) in enumerate(chunks)], workers,
                            desc=f"features {run}", progress=progress):
             pass
 

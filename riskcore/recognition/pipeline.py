@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from riskcore import ENGINE_VERSION
+from riskcore import ENGINE_VERSION, paths
 from riskcore.db import (DataError, generation, query, reading, run_config, run_source, stale_sources,
                          store_frames_many)
 from riskcore.parallel import default_workers, in_order, run_tasks
@@ -214,7 +214,9 @@ TASK_CHUNKS = 10  # chunks a parallel task computes: few enough tasks to keep th
 
 def _posterior_tasks(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
                      chunks: list[tuple[int, int]]) -> list[tuple]:
-    """`_chunk_posterior_table`'s arguments for the run's chunks, `TASK_CHUNKS` a task."""
+    """`_chunk_posterior_table`'s arguments for the run's chunks, `TASK_CHUNKS` a task. They name the data directory
+    by its full path: a cluster's workers read the features from it (a disk they share), whatever their own default."""
+    data_dir = paths.data_dir(data_dir)
     return [(run, recogniser, hyp_name, data_dir, turns, chunks[i:i + TASK_CHUNKS])
             for i in range(0, len(chunks), TASK_CHUNKS)]
 
