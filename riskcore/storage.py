@@ -35,11 +35,27 @@ def check_name(kind: str, name: str) -> str:
     return name
 
 
+PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
+
+
 def write_parquet(table: pa.Table, path: Path) -> None:
     """Deterministic Parquet (same table -> same bytes), written atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", use_dictionary=True, write_statistics=True)
+        pq.write_table(table, tmp, **PARQUET_OPTIONS)
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    """The bytes `write_parquet` writes for `table`: a cluster's worker, which may not see the disk, compresses its
+    tables itself and sends the file's bytes (`write_bytes` stores them), a small part of the tables' size."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    return sink.getvalue().to_pybytes()
+
+
+def write_bytes(data: bytes, path: Path) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
 
 
 def write_parquet_parts(tables: Iterable[pa.Table], path: Path) -> int:
