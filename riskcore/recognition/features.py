@@ -356,7 +356,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
     """Arrow tables: `rec_observations` (one row per observation) and `rec_pending` (observation x explanation)."""
     n = len(parts["game_id"])
     obs = pa.table({
-        "run": pa.array([run] * n), "hypotheses": pa.array([hyp_name] * n),
+        "run": _repeat(run, n), "hypotheses": _repeat(hyp_name, n),
         "game_id": pa.array(parts["game_id"], pa.int32()), "player": pa.array(parts["player"], pa.int8()),
         "obs": pa.array(parts["obs"] if "obs" in parts else _obs_index(parts), pa.int32()),
         "seq": pa.array(parts["seq"], pa.int32()),
@@ -365,11 +365,11 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "territory": pa.array(parts["territory"], pa.int16()), "src": pa.array(parts["src"], pa.int16()),
         "n_owned": pa.array(parts["n_owned"], pa.int16()), "n_attack": pa.array(parts["n_attack"], pa.int16()),
         "n_fortify": pa.array(parts["n_fortify"], pa.int16()), "n_targets": pa.array(parts["n_targets"], pa.int16()),
-        "engine_version": pa.array([ENGINE_VERSION] * n)})
+        "engine_version": _repeat(ENGINE_VERSION, n)})
     e = hyp.size
     stack = {k: np.asarray(parts[k]).reshape(n, e) if n else np.zeros((0, e)) for k in MATRICES}
     pend = pa.table({
-        "run": pa.array([run] * (n * e)), "hypotheses": pa.array([hyp_name] * (n * e)),
+        "run": _repeat(run, (n * e)), "hypotheses": _repeat(hyp_name, (n * e)),
         "game_id": pa.array(np.repeat(parts["game_id"], e), pa.int32()),
         "player": pa.array(np.repeat(parts["player"], e), pa.int8()),
         "obs": pa.array(np.repeat(obs.column("obs").to_numpy(), e), pa.int32()),
@@ -382,7 +382,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "targets_in": pa.array(stack["targets_in"].ravel(), pa.int16())})
     m = len(parts["c_game_id"])
     cands = pa.table({
-        "run": pa.array([run] * m), "hypotheses": pa.array([hyp_name] * m),
+        "run": _repeat(run, m), "hypotheses": _repeat(hyp_name, m),
         "game_id": pa.array(parts["c_game_id"], pa.int32()), "player": pa.array(parts["c_player"], pa.int8()),
         "seq": pa.array(parts["c_seq"], pa.int32()), "cand": pa.array(parts["c_cand"], pa.int32()),
         "odds": pa.array(parts["c_odds"], pa.float32()), "bits": pa.array(parts["c_bits"], pa.int32()),
@@ -391,6 +391,11 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "self_continent": pa.array(parts["c_self_continent"], pa.float32()),
         "chosen": pa.array(parts["c_chosen"], pa.bool_())})
     return {"rec_observations": obs, "rec_pending": pend, "rec_candidates": cands}
+
+
+def _repeat(text: str, n: int) -> pa.Array:
+    """A string column of one value, made in Arrow (a Python list of n strings cost most of a chunk's tables)."""
+    return pa.repeat(pa.scalar(text, pa.string()), n)
 
 
 def _obs_index(parts: dict[str, list]) -> list[int]:
