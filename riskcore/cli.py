@@ -23,6 +23,10 @@ def _positive(text: str) -> int:
     return value
 
 
+def _chunk(text: str) -> int | None:
+    return None if text == "auto" else _positive(text)  # None: `simulate.default_chunk` of the run's games
+
+
 def _sizes(text: str) -> tuple[int, ...]:
     return tuple(_positive(x) for x in text.split(","))
 
@@ -80,8 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fortify", choices=["adjacent", "connected"], default="adjacent",
                    help="fortify to an adjacent territory, or along a path of own territories")
     s.add_argument("--turn-cap", type=_positive, default=400, help="player turns after which a game is a draw")
-    s.add_argument("--chunk", type=_positive, default=None,
-                   help="games per Parquet part (does not change results); by default 25 up to 2,500 games, then a "
+    s.add_argument("--chunk", type=_chunk, default="auto",
+                   help="games per Parquet part (does not change results); auto: 25 up to 2,500 games, then a "
                         "hundredth of the run up to 1,000")
     _parallel(s)
     _data_dir(s)

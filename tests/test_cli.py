@@ -155,7 +155,7 @@ def test_every_simulate_option_has_help_and_shows_its_default(capsys):
         main(["simulate", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     for option, default in (("--players", "4"), ("--agents", "mission"), ("--seed", "0"), ("--board", "classic"),
-                            ("--turn-cap", "400"), ("--chunk", "25"), ("--fortify", "adjacent")):
+                            ("--turn-cap", "400"), ("--chunk", "auto"), ("--fortify", "adjacent")):
         assert option in text and f"(default: {default})" in text, option
 
 
