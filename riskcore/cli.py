@@ -242,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--recognition-scale", type=_sizes, nargs="?", const="10000,100000", default=None,
                    metavar="SIZES", help="instead: every recogniser over a run of each size (default 10,000 and "
                                          "100,000 games), whole process on --workers processes, with peak memory")
+    b.add_argument("--recognisers", nargs="+", metavar="SPEC", default=None,
+                   help="with --recognition-scale: only these recognisers (default: every one)")
+    b.add_argument("--dask", metavar="ADDRESS", default=None,
+                   help="with --recognition-scale: simulate and recognise on this Dask scheduler, with the workers' "
+                        "peak memory (written to recognition-scale-dask.md)")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)
@@ -505,8 +510,9 @@ def cmd_bench(a) -> None:
     if a.recognition_scale:
         from riskcore.experiments.bench_recognition_scale import bench_recognition_scale
 
-        print(bench_recognition_scale(a.recognition_scale, workers=a.workers, out_dir=a.out_dir)
-              .to_string(index=False))
+        kw = {"recognisers": tuple(a.recognisers)} if a.recognisers else {}
+        print(bench_recognition_scale(a.recognition_scale, workers=a.workers, out_dir=a.out_dir, dask_address=a.dask,
+                                      **kw).to_string(index=False))
         return
     if a.dask_scaling:
         from riskcore.experiments.bench_scaling import bench_dask_scaling

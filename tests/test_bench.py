@@ -101,3 +101,44 @@ def test_a_recognition_scale_run_stopped_part_way_keeps_what_it_measured(tmp_pat
                                       workers=1, out_dir=tmp_path, scratch=tmp_path)
     text = (tmp_path / "recognition-scale.md").read_text()
     assert "2 of the 3 measures" in text and "recognize goal:temperature=0.1" in text
+
+
+def test_recognition_scale_on_a_cluster_counts_its_workers_memory_and_keeps_the_local_report(tmp_path,
+                                                                                              dask_cluster):
+    from riskcore.experiments.bench_recognition_scale import bench_recognition_scale
+
+    df = bench_recognition_scale(sizes=(12,), recognisers=("goal:temperature=0.1",), out_dir=tmp_path,
+                                 scratch=tmp_path, dask_address=dask_cluster)
+    assert list(df.measure) == ["features (with the uniform prior)", "recognize goal:temperature=0.1"]
+    assert (df.peak_MB > 50).all() and (df.players_per_s > 0).all()
+    assert "Dask cluster" in (tmp_path / "recognition-scale-dask.md").read_text()
+    assert not (tmp_path / "recognition-scale.md").exists()  # the local measures are another file
+
+
+def test_worker_peaks_reads_the_clusters_memory_and_starts_again_at_each_call(dask_cluster):
+    import time
+
+    import riskcore.experiments.bench_recognition_scale as bench
+
+    with bench.worker_peaks(dask_cluster) as peak:
+        time.sleep(2.5 * bench.SAMPLE_SECONDS)
+        assert peak() > 50  # a Python worker process holds more than 50 MB
+        assert peak() == 0.0  # nothing sampled since
+    with bench.worker_peaks(None) as peak:
+        assert peak() == 0.0
+
+
+def test_bench_passes_the_recognisers_and_the_cluster_to_the_recognition_scale_bench(monkeypatch, capsys):
+    import pandas as pd
+
+    import riskcore.experiments.bench_recognition_scale as bench
+    from riskcore.cli import main
+
+    calls = []
+    monkeypatch.setattr(bench, "bench_recognition_scale", lambda sizes, **kw: calls.append((sizes, kw)) or
+                        pd.DataFrame())
+    assert main(["bench", "--recognition-scale", "1000000", "--recognisers", "uniform", "goal:temperature=0.1",
+                 "--dask", "tcp://host:8786"]) == 0
+    (sizes, kw), = calls
+    assert sizes == (1000000,) and kw["recognisers"] == ("uniform", "goal:temperature=0.1")
+    assert kw["dask_address"] == "tcp://host:8786"

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pandas as pd
 
@@ -31,42 +34,86 @@ def _measures(recognisers: tuple[str, ...]) -> list[tuple[str, str]]:
 
 
 def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[str, ...] = PASSES,
-                            workers: int | None = None, out_dir: Path | None = None, scratch: Path | None = None
-                            ) -> pd.DataFrame:
+                            workers: int | None = None, out_dir: Path | None = None, scratch: Path | None = None,
+                            dask_address: str | None = None) -> pd.DataFrame:
     """The report is written again after every measure, so a long run stopped part way keeps what it measured
-    (and says how far it got)."""
+    (and says how far it got). With `dask_address`, the run is simulated and recognised on that cluster, and each
+    measure's peak is the larger of the command's largest process and the cluster's largest worker; the report
+    is then `recognition-scale-dask.md`."""
     workers = workers or os.cpu_count() or 1
     measures = _measures(recognisers)
+    cluster = ["--dask", dask_address] if dask_address else []
+    on = cluster or ["--workers", str(workers)]
     rows: list[dict] = []
-    for n in sizes:
-        with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
-            run, data = f"scale-{n}", Path(tmp)
-            timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet",
-                                    "--data-dir", str(data)), f"simulate of {n:,} games")
-            for measure, spec in measures:
-                seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
-                                                        "--workers", str(workers), "--quiet", "--data-dir",
-                                                        str(data)), f"{measure} on {n:,} games")
-                rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),
-                             "players_per_s": round(4 * n / seconds, 1), "peak_MB": peak})
-                _write(rows, sizes, len(measures), workers, out_dir)
+    with worker_peaks(dask_address) as worker_peak:
+        for n in sizes:
+            with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
+                run, data = f"scale-{n}", Path(tmp)
+                timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet", *cluster,
+                                       "--data-dir", str(data)), f"simulate of {n:,} games")
+                for measure, spec in measures:
+                    worker_peak()  # from now on
+                    seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec, *on,
+                                                           "--quiet", "--data-dir", str(data)),
+                                          f"{measure} on {n:,} games")
+                    rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),
+                                 "players_per_s": round(4 * n / seconds, 1), "peak_MB": max(peak, worker_peak())})
+                    _write(rows, sizes, len(measures), workers, out_dir, dask_address)
     return pd.DataFrame(rows)
 
 
-def _write(rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int, out_dir: Path | None) -> None:
+@contextmanager
+def worker_peaks(address: str | None) -> Iterator[Callable[[], float]]:
+    """A function that returns the largest memory (MB) any worker of the cluster at `address` reported since its
+    last call (the scheduler's own figure, read every `SAMPLE_SECONDS`); without a cluster, always 0."""
+    if not address:
+        yield lambda: 0.0
+        return
+    from distributed import Client
+
+    peak, stop = [0.0], threading.Event()
+
+    def sample(client) -> None:
+        while not stop.is_set():
+            info = client.scheduler_info()["workers"].values()
+            peak[0] = max([peak[0], *(w["metrics"]["memory"] / 2**20 for w in info)])
+            stop.wait(SAMPLE_SECONDS)
+
+    def since_last() -> float:
+        value, peak[0] = peak[0], 0.0
+        return round(value, 1)
+
+    with Client(address, timeout="30s") as client:
+        thread = threading.Thread(target=sample, args=(client,), daemon=True)
+        thread.start()
+        try:
+            yield since_last
+        finally:
+            stop.set()
+            thread.join()
+
+
+SAMPLE_SECONDS = 1.0
+
+
+def _write(rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int, out_dir: Path | None,
+           dask_address: str | None = None) -> None:
     from riskcore.experiments.bench import write_benchmark
 
     done = len(rows) == per_size * len(sizes)
     progress = "every measure of every size" if done else (
         f"{len(rows)} of the {per_size * len(sizes)} measures ({', '.join(f'{n:,}' for n in sizes)} games); the "
         "run stopped before the rest")
-    write_benchmark("recognition-scale", "Recognition scale benchmark", "`riskcore recognize` over one run of "
-                    "four-player mission games (`mission` agents) per size, on "
-                    f"{workers} worker processes, each measure a fresh process tree timed from start to exit; "
-                    "`peak_MB` is its largest process. The first row of a size builds the run's features (and "
-                    "computes the uniform prior's posteriors); every later row computes one recogniser's "
-                    f"posteriors at the checkpoints the evaluation reads. Measured: {progress}.", pd.DataFrame(rows),
-                    Path(out_dir or paths.benchmarks_dir()), {"target": TARGET})
+    where = (f"{workers} worker processes, each measure a fresh process tree timed from start to exit; `peak_MB` is "
+             "its largest process") if not dask_address else (
+        "a Dask cluster (the run simulated there too), each measure a fresh process tree timed from start to "
+        "exit; `peak_MB` is the larger of its largest process and the largest memory a worker reported")
+    write_benchmark("recognition-scale-dask" if dask_address else "recognition-scale", "Recognition scale benchmark"
+                    + (" on Dask" if dask_address else ""), "`riskcore recognize` over one run of four-player "
+                    f"mission games (`mission` agents) per size, on {where}. The first row of a size builds the "
+                    "run's features (and computes the uniform prior's posteriors); every later row computes one "
+                    "recogniser's posteriors at the checkpoints the evaluation reads. Measured: "
+                    f"{progress}.", pd.DataFrame(rows), Path(out_dir or paths.benchmarks_dir()), {"target": TARGET})
 
 
 def main() -> None:  # pragma: no cover - `python -m riskcore.experiments.bench_recognition_scale SIZES [SPEC...]`
