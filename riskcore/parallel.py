@@ -120,19 +120,21 @@ def _run_dask(fn, args: Iterable[tuple], address: str, bar) -> Iterator[tuple[in
     from distributed import as_completed as dask_completed
 
     with Client(address, timeout="30s") as client:
-        window = DASK_AHEAD * max(1, sum(client.nthreads().values()))
         pending, running = enumerate(args), {}
         finished = dask_completed()
 
         def send() -> None:
-            for i, a in pending:
-                fut = client.submit(fn, *a, pure=False)
-                running[fut.key] = (i, fut)
+            """Fill the window, sized by the threads the cluster has now (workers may join while it runs)."""
+            window = DASK_AHEAD * max(1, sum(client.nthreads().values()))
+            while len(running) < window:
+                task = next(pending, None)
+                if task is None:
+                    return
+                fut = client.submit(fn, *task[1], pure=False)
+                running[fut.key] = (task[0], fut)
                 finished.add(fut)
-                return
 
-        for _ in range(window):
-            send()
+        send()
         try:
             for fut in finished:
                 i, _ = running.pop(fut.key)
