@@ -117,8 +117,14 @@ SCHEMAS: dict[str, pa.Schema] = {
 TABLES = tuple(SCHEMAS)
 
 
+def text_column(text: str, n: int) -> pa.Array:
+    """A string column of one value, made in Arrow (a Python list of n strings costs more than the rest of a
+    table)."""
+    return pa.repeat(pa.scalar(text, STR), n)
+
+
 def _const(n: int, run: str) -> dict[str, pa.Array]:
-    return {"run": pa.repeat(pa.scalar(run, STR), n), "engine_version": pa.repeat(pa.scalar(ENGINE_VERSION, STR), n)}
+    return {"run": text_column(run, n), "engine_version": text_column(ENGINE_VERSION, n)}
 
 
 def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, pa.Array]:

@@ -42,6 +42,7 @@ from riskcore.db import DataError, generation, publish_run, query, reading, run_
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import parquet_bytes, write_bytes, write_parquet
+from riskcore.trace import text_column
 
 KINDS = ("reinforce", "defend_won", "defend_lost", "fortify", "attack_won", "attack_lost", "trade", "place",
          "occupy")
@@ -356,7 +357,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
     """Arrow tables: `rec_observations` (one row per observation) and `rec_pending` (observation x explanation)."""
     n = len(parts["game_id"])
     obs = pa.table({
-        "run": _repeat(run, n), "hypotheses": _repeat(hyp_name, n),
+        "run": text_column(run, n), "hypotheses": text_column(hyp_name, n),
         "game_id": pa.array(parts["game_id"], pa.int32()), "player": pa.array(parts["player"], pa.int8()),
         "obs": pa.array(parts["obs"] if "obs" in parts else _obs_index(parts), pa.int32()),
         "seq": pa.array(parts["seq"], pa.int32()),
@@ -365,11 +366,11 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "territory": pa.array(parts["territory"], pa.int16()), "src": pa.array(parts["src"], pa.int16()),
         "n_owned": pa.array(parts["n_owned"], pa.int16()), "n_attack": pa.array(parts["n_attack"], pa.int16()),
         "n_fortify": pa.array(parts["n_fortify"], pa.int16()), "n_targets": pa.array(parts["n_targets"], pa.int16()),
-        "engine_version": _repeat(ENGINE_VERSION, n)})
+        "engine_version": text_column(ENGINE_VERSION, n)})
     e = hyp.size
     stack = {k: np.asarray(parts[k]).reshape(n, e) if n else np.zeros((0, e)) for k in MATRICES}
     pend = pa.table({
-        "run": _repeat(run, (n * e)), "hypotheses": _repeat(hyp_name, (n * e)),
+        "run": text_column(run, (n * e)), "hypotheses": text_column(hyp_name, (n * e)),
         "game_id": pa.array(np.repeat(parts["game_id"], e), pa.int32()),
         "player": pa.array(np.repeat(parts["player"], e), pa.int8()),
         "obs": pa.array(np.repeat(obs.column("obs").to_numpy(), e), pa.int32()),
@@ -382,7 +383,7 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "targets_in": pa.array(stack["targets_in"].ravel(), pa.int16())})
     m = len(parts["c_game_id"])
     cands = pa.table({
-        "run": _repeat(run, m), "hypotheses": _repeat(hyp_name, m),
+        "run": text_column(run, m), "hypotheses": text_column(hyp_name, m),
         "game_id": pa.array(parts["c_game_id"], pa.int32()), "player": pa.array(parts["c_player"], pa.int8()),
         "seq": pa.array(parts["c_seq"], pa.int32()), "cand": pa.array(parts["c_cand"], pa.int32()),
         "odds": pa.array(parts["c_odds"], pa.float32()), "bits": pa.array(parts["c_bits"], pa.int32()),
@@ -391,11 +392,6 @@ def feature_tables(run: str, hyp_name: str, parts: dict[str, list], hyp: Hypothe
         "self_continent": pa.array(parts["c_self_continent"], pa.float32()),
         "chosen": pa.array(parts["c_chosen"], pa.bool_())})
     return {"rec_observations": obs, "rec_pending": pend, "rec_candidates": cands}
-
-
-def _repeat(text: str, n: int) -> pa.Array:
-    """A string column of one value, made in Arrow (a Python list of n strings cost most of a chunk's tables)."""
-    return pa.repeat(pa.scalar(text, pa.string()), n)
 
 
 def _obs_index(parts: dict[str, list]) -> list[int]:
@@ -429,7 +425,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
     def write(stage: Path) -> None:
         if dask_address:
             # a cluster's workers may not see this disk: each is sent its chunk's events, read only as the task is
-            # sent (the run's events never all in memory here), and sends Arrow tables back
+            # sent (the run's events never all in memory here), and sends back its files' Parquet bytes
             tasks = ((*where, chunk_events(run, first, last, data)) for first, last in chunks)
             for i, files in run_tasks(chunk_parquet, tasks, workers, dask_address, desc=f"features {run}",
                                       progress=progress, total=len(chunks)):
