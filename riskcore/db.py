@@ -31,8 +31,12 @@ PARQUET_DIRS = {"traces": "run", "recognition": "run", "posteriors": "run", "met
 # tables the database reads from their Parquet files through a view instead of holding a copy, with the tree that
 # holds them: a run's events and snapshots are most of its bytes (a copy took three times the Parquet's space) and
 # its recognition features the next most (twelve pending rows per observation), and their queries scan anyway
+# (a posterior table at a million games holds a billion rows)
 VIEWED = {"events": "traces", "snapshots": "traces", "rec_observations": "recognition", "rec_pending": "recognition",
-          "rec_candidates": "recognition"}
+          "rec_candidates": "recognition", "posteriors": "posteriors"}
+# the keys a viewed table's files are listed under where they are finer than its tree's: a run's posteriors are a
+# file per recogniser setting, each replaced alone (default: the tree's key)
+VIEW_KEYS = {"posteriors": ("run", "setting")}
 VIEWED_FILES = "viewed_files"  # the files behind each view, per run, by path relative to the data directory
 
 
@@ -133,7 +137,8 @@ def register_files(con: duckdb.DuckDBPyConnection, keys: dict, tables: dict[str,
         src = f"read_parquet({sql_list(files)}, hive_partitioning = false)"
         if name in VIEWED:
             try:
-                counts[name] = _register_viewed(con, name, label, files, where_from.parent.parent.resolve())
+                counts[name] = _register_viewed(con, name, _file_labels(name, keys, files),
+                                                where_from.parent.parent.resolve())
             except duckdb.Error as exc:
                 raise DataError(f"cannot register the files of {name!r} ({label}) from {where_from}: "
                                 f"{_one_line(exc)}") from None
@@ -157,19 +162,65 @@ def _label(keys: dict) -> str:
     return ", ".join(f"{c}={v!r}" for c, v in keys.items())
 
 
-def _register_viewed(con: duckdb.DuckDBPyConnection, name: str, label: str, files: list[Path], root: Path) -> int:
-    """Put `files` in the place of the files `label` had behind the view `name` and redefine the view over every
-    registered file in registration order (a database that held a copy of the table is moved to the view first).
-    Returns the rows of the new files."""
+def _register_viewed(con: duckdb.DuckDBPyConnection, name: str, labelled: dict[str, list[Path]], root: Path) -> int:
+    """Put the files of each label in the place of the files that label had behind the view `name` and redefine the
+    view over every registered file in registration order (a database that held a copy of the table is moved to the
+    view first). Returns the rows of the new files."""
     con.execute(f"CREATE TABLE IF NOT EXISTS {VIEWED_FILES} (table_name VARCHAR, key VARCHAR, seq BIGINT, "
                 "file VARCHAR, first_game BIGINT, last_game BIGINT)")
     for col in ("first_game", "last_game"):  # a database from before files had game ranges: NULL reads every file
         con.execute(f"ALTER TABLE {VIEWED_FILES} ADD COLUMN IF NOT EXISTS {col} BIGINT")
     if _kind(con, name) == "BASE TABLE":
         _copy_to_view(con, name, root)
-    _list_files(con, name, label, files, root)
+    before = _column_types(con, name) if _kind(con, name) == "VIEW" else {}
+    for label, files in labelled.items():
+        _list_files(con, name, label, files, root)
     _define_view(con, name)
+    # the view reads a column in a type every file fits: new files must not change it for every run (a number
+    # column read as text from then on), where a table refused their rows
+    for col, dtype in _column_types(con, name).items():
+        if before.get(col, dtype) != dtype:
+            raise DataError(f"column {col!r} of the new files would turn {name!r}'s {before[col]} into {dtype}")
+    files = [f for group in labelled.values() for f in group]
     return con.execute(f"SELECT count(*) FROM read_parquet({sql_list(files)})").fetchone()[0]
+
+
+def _column_types(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, str]:
+    return {col: dtype for col, dtype, *_ in con.execute(f"DESCRIBE {name}").fetchall()}
+
+
+def _file_labels(name: str, keys: dict, files: list[Path]) -> dict[str, list[Path]]:
+    """A viewed table's files by the label of the publication each belongs to: that of `keys`, or, where the table
+    is keyed finer than them (a rebuild registers a run's directory whole), each file's own keys, from its footer."""
+    wanted = VIEW_KEYS.get(name, tuple(keys))
+    if set(wanted) <= set(keys):
+        return {_label({k: keys[k] for k in wanted}): files}
+    labelled: dict[str, list[Path]] = {}
+    for f in files:
+        labelled.setdefault(_label(_constant_columns(f, wanted)), []).append(f)
+    return labelled
+
+
+def _constant_columns(file: Path, columns: tuple[str, ...]) -> dict[str, str]:
+    """The one value each of `columns` holds in a Parquet file: from its row groups' statistics where they have
+    them, else from the column. A file holding several values of a key is an error that names it."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(file)
+    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    out = {}
+    for col in columns:
+        if col not in names:
+            raise DataError(f"{file}: no column {col!r}, which its table is keyed by")
+        stats = [meta.row_group(g).column(names.index(col)).statistics for g in range(meta.num_row_groups)]
+        values = ({s.min for s in stats} | {s.max for s in stats}
+                  if stats and all(s is not None and s.has_min_max for s in stats)
+                  else set(pc.unique(pq.read_table(file, columns=[col]).column(col)).to_pylist()))
+        if len(values) != 1:
+            raise DataError(f"{file}: {len(values)} values of {col!r}, which its table is keyed by; expected one")
+        out[col] = str(values.pop())
+    return out
 
 
 def _list_files(con: duckdb.DuckDBPyConnection, name: str, label: str, files: list[Path], root: Path) -> None:
@@ -221,16 +272,25 @@ def _copy_to_view(con: duckdb.DuckDBPyConnection, name: str, root: Path) -> None
     con.execute(f"DROP TABLE {name}")
     for run in runs:
         files = sorted(paths.parquet_dir(VIEWED[name], "run", run, root).glob(f"{name}/*.parquet"))
-        _list_files(con, name, _label({"run": run}), files, root)
+        for label, group in _file_labels(name, {"run": run}, files).items():
+            _list_files(con, name, label, group, root)
 
 
-def run_source(name: str, run: str, data_dir: Path | None = None, games: tuple[int, int] | None = None) -> str:
+def run_source(name: str, run: str, data_dir: Path | None = None, games: tuple[int, int] | None = None,
+               settings: list[str] | None = None) -> str:
     """What a query of one run reads `name` from: the run's own files of a viewed table (the view would open every
     run's files to find them), else the table itself. With `games` (first, last), only the files that may hold
-    those games: the caller still filters by game."""
+    those games; with `settings`, only those settings' files (posteriors): the caller still filters by both."""
     if name not in VIEWED:
         return name
-    sql, params = f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, _label({"run": run})]
+    sql, params = f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? AND ", [name]
+    if settings:
+        sql += f"key IN ({', '.join('?' for _ in settings)})"
+        params += [_label({"run": run, "setting": s}) for s in settings]
+    elif len(VIEW_KEYS.get(name, ("run",))) > 1:  # every file of the run, whatever its finer keys
+        sql, params = sql + "starts_with(key, ?)", params + [_label({"run": run}) + ", "]
+    else:
+        sql, params = sql + "key = ?", params + [_label({"run": run})]
     try:
         files = _files_with(games, sql, params, data_dir) if games is not None else None
         if not files:  # every file; or no file holds those games, and all of them read as no rows

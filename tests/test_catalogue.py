@@ -212,3 +212,69 @@ def test_the_row_per_territory_query_in_the_data_docs_gives_every_territory_of_e
     assert len(long) == 42 * len(turns) and long.territory.tolist()[:42] == list(range(42))
     first = long[long.turn == turns.turn[0]]
     assert first.owner.tolist() == list(turns.owners[0]) and first.armies.tolist() == list(turns.army_counts[0])
+
+
+GOAL = "goal:temperature=0.1"  # the setting `--recogniser goal` stores
+
+
+def _posterior_counts(root) -> dict[str, int]:
+    rows = query("SELECT setting, count(*) AS n FROM posteriors WHERE run = 'c' GROUP BY setting", data_dir=root)
+    return dict(zip(rows.setting, rows.n))
+
+
+def _posterior_file_rows(root) -> dict[str, int]:
+    files = (root / "posteriors" / "run=c" / "posteriors").glob("*.parquet")
+    tables = [pq.read_table(f, columns=["setting"]) for f in files]
+    return {t.column("setting")[0].as_py(): t.num_rows for t in tables}
+
+
+def _recognise(root, *settings: str) -> None:
+    for setting in settings:
+        assert main(["recognize", "--run", "c", "--recogniser", setting, "--quiet", "--workers", "1",
+                     "--data-dir", str(root)]) == 0
+
+
+def test_posteriors_are_a_view_listed_by_setting_and_a_replaced_setting_is_read_once(tmp_path):
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    _recognise(tmp_path, "uniform", "goal", "uniform")
+    assert _kinds(tmp_path)["posteriors"] == "VIEW"
+    assert _posterior_counts(tmp_path) == _posterior_file_rows(tmp_path) and len(_posterior_counts(tmp_path)) == 2
+    one = db.run_source("posteriors", "c", tmp_path, settings=[GOAL])
+    assert one.count(".parquet") == 1 and db.run_source("posteriors", "c", tmp_path).count(".parquet") == 2
+    assert query(f"SELECT DISTINCT setting FROM {one}", data_dir=tmp_path).setting.tolist() == [GOAL]
+
+
+def test_a_rebuilt_catalogue_lists_each_posterior_file_under_its_own_setting(tmp_path):
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    _recognise(tmp_path, "uniform", "goal")
+    db.rebuild(tmp_path)  # registers the run's posterior directory whole: the settings come from the files
+    keys = query(f"SELECT key FROM {db.VIEWED_FILES} WHERE table_name = 'posteriors' ORDER BY key",
+                 data_dir=tmp_path).key.tolist()
+    assert keys == [f"run='c', setting='{GOAL}'", "run='c', setting='uniform'"]
+    _recognise(tmp_path, "goal")  # replaces its own listing, not a second one beside the rebuilt one
+    assert _posterior_counts(tmp_path) == _posterior_file_rows(tmp_path)
+
+
+def test_a_catalogue_that_held_a_copy_of_the_posteriors_lists_their_files_by_setting(tmp_path):
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    _recognise(tmp_path, "uniform", "goal")
+    with db.transaction(tmp_path) as con:  # the catalogue as an older riskcore wrote it
+        con.execute("CREATE TABLE copy AS SELECT * FROM posteriors")
+        con.execute("DROP VIEW posteriors")
+        con.execute("ALTER TABLE copy RENAME TO posteriors")
+        con.execute(f"DELETE FROM {db.VIEWED_FILES} WHERE table_name = 'posteriors'")
+    _recognise(tmp_path, "uniform")
+    assert _kinds(tmp_path)["posteriors"] == "VIEW"
+    assert _posterior_counts(tmp_path) == _posterior_file_rows(tmp_path)
+
+
+def test_a_file_that_holds_two_values_of_a_key_is_named(tmp_path):
+    import pyarrow as pa
+    import pytest
+
+    mixed = tmp_path / "mixed.parquet"
+    pq.write_table(pa.table({"run": ["c", "c"], "setting": ["a", "b"]}), mixed)
+    with pytest.raises(db.DataError, match="mixed.parquet: 2 values of 'setting'"):
+        db._constant_columns(mixed, ("run", "setting"))
+    pq.write_table(pa.table({"run": ["c"], "setting": ["a"]}), mixed, write_statistics=False)
+    assert db._constant_columns(mixed, ("run", "setting")) == {"run": "c", "setting": "a"}

@@ -355,7 +355,8 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
         raise ValueError(f"unknown checkpoint clock {clock!r}; known: {sorted(CLOCKS)}")
     where = "" if not settings else f" AND setting IN ({', '.join('?' for _ in settings)})"
     where += "" if games is None else " AND game_id BETWEEN ? AND ?"
-    post = query("SELECT setting, hypotheses, game_id, player, point, explanation, prob FROM posteriors "
+    source = run_source("posteriors", run, data_dir, games, settings)
+    post = query(f"SELECT setting, hypotheses, game_id, player, point, explanation, prob FROM {source} "
                  "WHERE run = ? AND point_kind = ?" + where +
                  " ORDER BY setting, game_id, player, point, explanation",
                  [run, CLOCKS[clock]] + (settings or []) + list(games or ()), data_dir)
