@@ -245,8 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--recognisers", nargs="+", metavar="SPEC", default=None,
                    help="with --recognition-scale: only these recognisers (default: every one)")
     b.add_argument("--dask", metavar="ADDRESS", default=None,
-                   help="with --recognition-scale: simulate and recognise on this Dask scheduler, with the workers' "
-                        "peak memory (written to recognition-scale-dask.md)")
+                   help="with --recognition-scale: measure locally and, beside it, simulate and recognise on this "
+                        "Dask scheduler, with the workers' peak memory (written to recognition-scale-dask.md)")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)

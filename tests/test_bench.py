@@ -103,13 +103,14 @@ def test_a_recognition_scale_run_stopped_part_way_keeps_what_it_measured(tmp_pat
     assert "2 of the 3 measures" in text and "recognize goal:temperature=0.1" in text
 
 
-def test_recognition_scale_on_a_cluster_counts_its_workers_memory_and_keeps_the_local_report(tmp_path,
-                                                                                              dask_cluster):
+def test_recognition_scale_on_a_cluster_measures_local_beside_it_and_keeps_the_local_report(tmp_path,
+                                                                                            dask_cluster):
     from riskcore.experiments.bench_recognition_scale import bench_recognition_scale
 
-    df = bench_recognition_scale(sizes=(12,), recognisers=("goal:temperature=0.1",), out_dir=tmp_path,
+    df = bench_recognition_scale(sizes=(12,), recognisers=("goal:temperature=0.1",), workers=1, out_dir=tmp_path,
                                  scratch=tmp_path, dask_address=dask_cluster)
-    assert list(df.measure) == ["features (with the uniform prior)", "recognize goal:temperature=0.1"]
+    measures = ["features (with the uniform prior)", "recognize goal:temperature=0.1"]
+    assert list(df.measure) == measures * 2 and list(df["where"]) == ["local"] * 2 + ["Dask"] * 2
     assert (df.peak_MB > 50).all() and (df.players_per_s > 0).all()
     assert "Dask cluster" in (tmp_path / "recognition-scale-dask.md").read_text()
     assert not (tmp_path / "recognition-scale.md").exists()  # the local measures are another file

@@ -37,28 +37,31 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
                             workers: int | None = None, out_dir: Path | None = None, scratch: Path | None = None,
                             dask_address: str | None = None) -> pd.DataFrame:
     """The report is written again after every measure, so a long run stopped part way keeps what it measured
-    (and says how far it got). With `dask_address`, the run is simulated and recognised on that cluster, and each
-    measure's peak is the larger of the command's largest process and the cluster's largest worker; the report
-    is then `recognition-scale-dask.md`."""
+    (and says how far it got). With `dask_address`, every size is measured twice, with the same code: locally
+    and with the run simulated and recognised on that cluster, whose measures' peak is the larger of the
+    command's largest process and the cluster's largest worker; the report is then `recognition-scale-dask.md`."""
     workers = workers or os.cpu_count() or 1
     measures = _measures(recognisers)
-    cluster = ["--dask", dask_address] if dask_address else []
-    on = cluster or ["--workers", str(workers)]
+    local = ("local", ["--workers", str(workers)], [])
+    places = [local, ("Dask", ["--dask", dask_address], ["--dask", dask_address])] if dask_address else [local]
     rows: list[dict] = []
     with worker_peaks(dask_address) as worker_peak:
         for n in sizes:
-            with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
-                run, data = f"scale-{n}", Path(tmp)
-                timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet", *cluster,
-                                       "--data-dir", str(data)), f"simulate of {n:,} games")
-                for measure, spec in measures:
-                    worker_peak()  # from now on
-                    seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec, *on,
-                                                           "--quiet", "--data-dir", str(data)),
-                                          f"{measure} on {n:,} games")
-                    rows.append({"games": n, "measure": measure, "seconds": round(seconds, 1),
-                                 "players_per_s": round(4 * n / seconds, 1), "peak_MB": max(peak, worker_peak())})
-                    _write(rows, sizes, len(measures), workers, out_dir, dask_address)
+            for where, on, cluster in places:
+                with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
+                    run, data = f"scale-{n}", Path(tmp)
+                    timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet", *cluster,
+                                           "--data-dir", str(data)), f"simulate of {n:,} games")
+                    for measure, spec in measures:
+                        worker_peak()  # from now on
+                        seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
+                                                               *on, "--quiet", "--data-dir", str(data)),
+                                              f"{measure} on {n:,} games ({where})")
+                        row = {"games": n, "where": where} if dask_address else {"games": n}
+                        rows.append({**row, "measure": measure, "seconds": round(seconds, 1),
+                                     "players_per_s": round(4 * n / seconds, 1),
+                                     "peak_MB": max(peak, worker_peak() if cluster else 0.0)})
+                        _write(rows, sizes, len(measures) * len(places), workers, out_dir, dask_address)
     return pd.DataFrame(rows)
 
 
@@ -106,10 +109,12 @@ def _write(rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int
         "run stopped before the rest")
     where = (f"{workers} worker processes, each measure a fresh process tree timed from start to exit; `peak_MB` is "
              "its largest process") if not dask_address else (
-        "a Dask cluster (the run simulated there too), each measure a fresh process tree timed from start to "
-        "exit; `peak_MB` is the larger of its largest process and the largest memory a worker reported")
-    write_benchmark("recognition-scale-dask" if dask_address else "recognition-scale", "Recognition scale benchmark"
-                    + (" on Dask" if dask_address else ""), "`riskcore recognize` over one run of four-player "
+        f"{workers} local worker processes and on a Dask cluster (the run simulated there too), each measure a "
+        "fresh process tree timed from start to exit; `peak_MB` is its largest process, and on the cluster the "
+        "larger of that and the largest memory a worker reported")
+    title = "Recognition scale benchmark" + (", local and on Dask" if dask_address else "")
+    write_benchmark("recognition-scale-dask" if dask_address else "recognition-scale", title,
+                    "`riskcore recognize` over one run of four-player "
                     f"mission games (`mission` agents) per size, on {where}. The first row of a size builds the "
                     "run's features (and computes the uniform prior's posteriors); every later row computes one "
                     "recogniser's posteriors at the checkpoints the evaluation reads. Measured: "
