@@ -334,10 +334,10 @@ def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
     sums, counts = None, None
     for games in game_chunks(run, data_dir, SUMMARY_GAMES):
         try:
-            per = player_metrics(run, data_dir, settings=[setting], games=games)
+            with reading(data_dir):  # one connection for a chunk's reads
+                per = player_metrics(run, data_dir, settings=[setting], games=games, points=CHECKPOINTS)
         except DataError:
             continue  # no posteriors in these games
-        per = per[per.point.isin(CHECKPOINTS)]
         part, n = per.groupby("point")[list(metrics)].sum(), per.groupby("point").size()
         sums = part if sums is None else sums.add(part, fill_value=0)
         counts = n if counts is None else counts.add(n, fill_value=0)
@@ -347,19 +347,22 @@ def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
 
 
 def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] | None = None,
-                   clock: str = "window", games: tuple[int, int] | None = None) -> pd.DataFrame:
+                   clock: str = "window", games: tuple[int, int] | None = None,
+                   points: tuple[float, ...] | None = None) -> pd.DataFrame:
     """Card-level metrics per (setting, game, player, point), with truth, winner flag and agent. `clock`: points
     are fractions of the player's observation window (5% grid) or of the game's turn ends (checkpoints); `games`:
-    only the games first..last (each game's metrics are its own)."""
+    only the games first..last (each game's metrics are its own); `points`: only those points, and no
+    `convergence` (the first point from which the top card stays right needs every point)."""
     if clock not in CLOCKS:
         raise ValueError(f"unknown checkpoint clock {clock!r}; known: {sorted(CLOCKS)}")
     where = "" if not settings else f" AND setting IN ({', '.join('?' for _ in settings)})"
     where += "" if games is None else " AND game_id BETWEEN ? AND ?"
+    where += "" if points is None else f" AND round(point::DOUBLE, 2) IN ({', '.join('?' for _ in points)})"
     source = run_source("posteriors", run, data_dir, games, settings)
     post = query(f"SELECT setting, hypotheses, game_id, player, point, explanation, prob FROM {source} "
                  "WHERE run = ? AND point_kind = ?" + where +
                  " ORDER BY setting, game_id, player, point, explanation",
-                 [run, CLOCKS[clock]] + (settings or []) + list(games or ()), data_dir)
+                 [run, CLOCKS[clock]] + (settings or []) + list(games or ()) + list(points or ()), data_dir)
     if post.empty:
         raise DataError(f"no posteriors for run {run!r}: run `riskcore recognize --run {run}` first")
     stale = stale_sources("posteriors", run, data_dir)
@@ -372,7 +375,9 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
     from riskcore.recognition.hypotheses import build_hypotheses
 
     board = load_board(run_config(run, data_dir).board)
-    truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ?", [run], data_dir)
+    # the games asked for alone: a summary of a million games reads them 2,000 at a time
+    truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ?"
+                  + ("" if games is None else " AND game_id BETWEEN ? AND ?"), [run] + list(games or ()), data_dir)
     out = []
     for (setting, hyp_name), grp in post.groupby(["setting", "hypotheses"], sort=True):
         hyp = build_hypotheses(board, hyp_name)
@@ -387,11 +392,11 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
         keys, probs = keys[ok].reset_index(drop=True), probs[ok]
         m = card_metrics(probs, keys.card.to_numpy())
         m["top1_explanation"] = explanation_top1(explanations[ok], hyp.card_of, keys.card.to_numpy())
-        unique_top = (probs.argmax(axis=1) == keys.card.to_numpy()) & (m.spread.to_numpy() == 1)
-        conv = convergence_points(keys.assign(correct=unique_top))
         df = pd.concat([keys, m], axis=1)
         df["setting"] = setting
-        df = df.join(conv, on=["game_id", "player"])
+        if points is None:
+            unique_top = (probs.argmax(axis=1) == keys.card.to_numpy()) & (m.spread.to_numpy() == 1)
+            df = df.join(convergence_points(keys.assign(correct=unique_top)), on=["game_id", "player"])
         out.append(df)
     return pd.concat(out, ignore_index=True)
 

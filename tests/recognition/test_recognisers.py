@@ -186,12 +186,26 @@ def test_recognize_writes_its_posteriors_as_it_computes_them_and_they_are_the_wh
 def test_the_recognize_summary_read_in_parts_is_the_mean_over_every_player(streamed, monkeypatch):
     import riskcore.recognition.pipeline as pipeline
 
-    pipeline.recognize("s", Recogniser.from_spec("uniform"), data_dir=streamed, workers=1, progress=False)
-    per = pipeline.player_metrics("s", streamed, settings=["uniform"])
+    rec = Recogniser.from_spec("goal")
+    pipeline.recognize("s", rec, data_dir=streamed, workers=1, progress=False)
+    per = pipeline.player_metrics("s", streamed, settings=[rec.setting])
     at_once = per[per.point.isin(pipeline.CHECKPOINTS)].groupby("point")[["top1", "log_loss"]].mean()
     monkeypatch.setattr(pipeline, "SUMMARY_GAMES", 13)
-    in_parts = pipeline.mean_metrics("s", "uniform", streamed, ("top1", "log_loss"))
+    in_parts = pipeline.mean_metrics("s", rec.setting, streamed, ("top1", "log_loss"))
     assert np.allclose(in_parts.to_numpy(), at_once.to_numpy()) and list(in_parts.index) == list(at_once.index)
+    assert at_once.top1.nunique() > 1  # metrics that differ by point: a summary of the wrong rows would show
+
+
+def test_player_metrics_at_some_points_are_those_rows_of_every_point(streamed):
+    import riskcore.recognition.pipeline as pipeline
+
+    rec = Recogniser.from_spec("goal")
+    pipeline.recognize("s", rec, data_dir=streamed, workers=1, progress=False)
+    every = pipeline.player_metrics("s", streamed, settings=[rec.setting])
+    some = pipeline.player_metrics("s", streamed, settings=[rec.setting], games=(3, 20), points=(0.1, 0.55, 1.0))
+    expected = every[every.point.isin((0.1, 0.55, 1.0)) & every.game_id.between(3, 20)].drop(columns="convergence")
+    assert len(some) > 0 and "convergence" not in some
+    assert some.reset_index(drop=True).equals(expected[list(some.columns)].reset_index(drop=True))
 
 
 def test_posteriors_after_every_turn_only_on_request(streamed):
