@@ -208,14 +208,12 @@ def _constant_columns(file: Path, columns: tuple[str, ...]) -> dict[str, str]:
     import pyarrow.parquet as pq
 
     meta = pq.read_metadata(file)
-    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
     out = {}
     for col in columns:
-        if col not in names:
+        if col not in meta.schema.names:
             raise DataError(f"{file}: no column {col!r}, which its table is keyed by")
-        stats = [meta.row_group(g).column(names.index(col)).statistics for g in range(meta.num_row_groups)]
-        values = ({s.min for s in stats} | {s.max for s in stats}
-                  if stats and all(s is not None and s.has_min_max for s in stats)
+        stats = _footer_stats(meta, col)
+        values = ({s.min for s in stats} | {s.max for s in stats} if stats is not None
                   else set(pc.unique(pq.read_table(file, columns=[col]).column(col)).to_pylist()))
         if len(values) != 1:
             raise DataError(f"{file}: {len(values)} values of {col!r}, which its table is keyed by; expected one")
@@ -242,15 +240,20 @@ def _game_ranges(files: list[Path]) -> dict[str, tuple[int, int]]:
 
     ranges = {}
     for f in files:
-        meta = pq.read_metadata(f)
-        names = [meta.schema.column(i).path for i in range(meta.num_columns)]
-        if "game_id" not in names:
-            continue
-        col = names.index("game_id")
-        stats = [meta.row_group(g).column(col).statistics for g in range(meta.num_row_groups)]
-        if stats and all(s is not None and s.has_min_max for s in stats):
+        stats = _footer_stats(pq.read_metadata(f), "game_id")
+        if stats:
             ranges[str(f)] = (int(min(s.min for s in stats)), int(max(s.max for s in stats)))
     return ranges
+
+
+def _footer_stats(meta, column: str) -> list | None:
+    """A column's statistics in each row group of a Parquet footer (`pyarrow.parquet.FileMetaData`); None when
+    the file has no such column or a row group has no min and max for it."""
+    names = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    if column not in names:
+        return None
+    stats = [meta.row_group(g).column(names.index(column)).statistics for g in range(meta.num_row_groups)]
+    return stats if all(s is not None and s.has_min_max for s in stats) else None
 
 
 def _define_view(con: duckdb.DuckDBPyConnection, name: str) -> None:

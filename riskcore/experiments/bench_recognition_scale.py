@@ -42,12 +42,11 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
     command's largest process and the cluster's largest worker; the report is then `recognition-scale-dask.md`."""
     workers = workers or os.cpu_count() or 1
     measures = _measures(recognisers)
-    local = ("local", ["--workers", str(workers)], [])
-    places = [local, ("Dask", ["--dask", dask_address], ["--dask", dask_address])] if dask_address else [local]
+    places = [("local", []), ("Dask", ["--dask", dask_address])] if dask_address else [("local", [])]
     rows: list[dict] = []
     with worker_peaks(dask_address) as worker_peak:
         for n in sizes:
-            for where, on, cluster in places:
+            for where, cluster in places:
                 with tempfile.TemporaryDirectory(prefix="riskcore-recognition-scale-", dir=scratch) as tmp:
                     run, data = f"scale-{n}", Path(tmp)
                     timed(riskcore_command("simulate", "--run", run, "--games", str(n), "--quiet", *cluster,
@@ -55,7 +54,8 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
                     for measure, spec in measures:
                         worker_peak()  # from now on
                         seconds, peak = timed(riskcore_command("recognize", "--run", run, "--recogniser", spec,
-                                                               *on, "--quiet", "--data-dir", str(data)),
+                                                               *(cluster or ["--workers", str(workers)]),
+                                                               "--quiet", "--data-dir", str(data)),
                                               f"{measure} on {n:,} games ({where})")
                         row = {"games": n, "where": where} if dask_address else {"games": n}
                         rows.append({**row, "measure": measure, "seconds": round(seconds, 1),
