@@ -225,11 +225,13 @@ def _list_files(con: duckdb.DuckDBPyConnection, name: str, label: str, files: li
     """`files` behind the view `name` for `label`, in place of those it had, after every file listed before."""
     seq = con.execute(f"SELECT coalesce(max(seq), -1) + 1 FROM {VIEWED_FILES}").fetchone()[0]
     con.execute(f"DELETE FROM {VIEWED_FILES} WHERE table_name = ? AND key = ?", [name, label])
-    games = _game_ranges(files)
-    con.executemany(f"INSERT INTO {VIEWED_FILES} (table_name, key, seq, file, first_game, last_game) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    [[name, label, seq + i, f.resolve().relative_to(root).as_posix(), *games.get(str(f), (None, None))]
-                     for i, f in enumerate(files)])
+    ranges = _game_ranges(files)
+    games = [ranges.get(str(f), (None, None)) for f in files]
+    # one statement for every file (a row at a time cost half a millisecond each)
+    con.execute(f"INSERT INTO {VIEWED_FILES} (table_name, key, seq, file, first_game, last_game) "
+                "SELECT ?, ?, ? + unnest(range(?)), unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::BIGINT[])",
+                [name, label, seq, len(files), [f.resolve().relative_to(root).as_posix() for f in files],
+                 [g[0] for g in games], [g[1] for g in games]])
 
 
 def _game_ranges(files: list[Path]) -> dict[str, tuple[int, int]]:

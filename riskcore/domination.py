@@ -46,7 +46,7 @@ from riskcore.engine.config import GameConfig
 from riskcore.db import publish_run
 from riskcore.engine import OCCUPY, REINFORCE, SETUP, new_game, step
 from riskcore.storage import check_name, remove_leftovers, write_parquet
-from riskcore.trace import GameRecord, records_to_tables
+from riskcore.trace import GameRecord, parquet_options, records_to_tables
 
 BOARD = "classic-domination"
 # the program's territory ids 1..42, by riskcore name
@@ -576,7 +576,7 @@ def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[
         for i in range(0, len(records), 25):
             tables = records_to_tables(run, list(range(i, min(i + 25, len(records)))), records[i:i + 25])
             for name, table in tables.items():
-                write_parquet(table, stage / name / f"part-{i // 25:05d}.parquet")
+                write_parquet(table, stage / name / f"part-{i // 25:05d}.parquet", parquet_options(table))
         agents = sorted({a for r in records for a in r.agents})
         meta = {"config": json.loads(config.to_json()), "agents": agents, "source": "domination",
                 "logs": [Path(s).name for s in sources]}

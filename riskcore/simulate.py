@@ -32,7 +32,7 @@ from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.publish import seal
 from riskcore.storage import alive, check_name, remove_leftovers, write_parquet, write_text
-from riskcore.trace import records_to_tables
+from riskcore.trace import parquet_options, records_to_tables
 
 
 MAX_GAMES = 2**31 - 1
@@ -150,7 +150,7 @@ def _part_name(spec: RunSpec, chunk: int) -> str:
 
 def _keep_chunk(partial: Path, spec: RunSpec, chunk: int, tables: dict[str, pa.Table]) -> None:
     for name, table in tables.items():
-        write_parquet(table, partial / name / _part_name(spec, chunk))
+        write_parquet(table, partial / name / _part_name(spec, chunk), parquet_options(table))
     write_text(partial / "done" / str(chunk), "")  # last: a chunk marked done has all its tables
 
 

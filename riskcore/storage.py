@@ -38,11 +38,12 @@ def check_name(kind: str, name: str) -> str:
 PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True, "write_statistics": True}
 
 
-def write_parquet(table: pa.Table, path: Path) -> None:
-    """Deterministic Parquet (same table -> same bytes), written atomically."""
+def write_parquet(table: pa.Table, path: Path, options: dict | None = None) -> None:
+    """Deterministic Parquet (same table -> same bytes), written atomically; `options` in place of
+    `PARQUET_OPTIONS` (a table written at volume, like the traces, chooses its own)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, **PARQUET_OPTIONS)
+        pq.write_table(table, tmp, **(options or PARQUET_OPTIONS))
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

@@ -165,6 +165,17 @@ def test_a_read_of_a_few_games_opens_only_the_files_that_hold_them(tmp_path):
                  "WHERE game_id BETWEEN 50 AND 60", data_dir=tmp_path).n[0] == 0
 
 
+def test_trace_files_carry_statistics_for_the_columns_reads_select_by_and_dictionaries_for_text(tmp_path):
+    import pyarrow.parquet as pq
+
+    assert main(SIM + ["--data-dir", str(tmp_path)]) == 0
+    meta = pq.read_metadata(next((tmp_path / "traces" / "run=c" / "events").glob("*.parquet")))
+    columns = {meta.schema.column(i).name: meta.row_group(0).column(i) for i in range(meta.num_columns)}
+    assert {c for c, m in columns.items() if m.is_stats_set} == {"run", "game_id", "turn", "player"}
+    assert {c for c, m in columns.items() if m.dictionary_page_offset is not None} == {
+        "run", "phase", "kind", "cards", "engine_version"}
+
+
 def test_files_listed_before_they_had_game_ranges_are_read_for_every_range(tmp_path):
     data = ["--data-dir", str(tmp_path)]
     assert main(SIM + data + ["--games", "9"]) == 0
