@@ -56,7 +56,7 @@ def fault(step: str) -> None:
     time.sleep(10)  # a caught signal raises in here; an uncaught one ends the process
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -82,7 +82,7 @@ def seal(stage: Path, tree: str, keys: dict, source: str | None = None, part: st
     table = f"generations_{tree}"
     files = {str(f.relative_to(stage)): f for f in sorted(stage.rglob("*.parquet"))
              if table not in f.relative_to(stage).parts}
-    entries = {rel: {"bytes": f.stat().st_size, "sha256": _sha256(f), "rows": pq.ParquetFile(f).metadata.num_rows}
+    entries = {rel: {"bytes": f.stat().st_size, "sha256": file_sha256(f), "rows": pq.ParquetFile(f).metadata.num_rows}
                for rel, f in files.items()}
     generation = content_hash({rel: e["sha256"] for rel, e in entries.items()})
     row = pa.table({**{k: [str(v)] for k, v in keys.items()}, "generation": [generation],
@@ -130,7 +130,7 @@ def verify(directory: Path, checksums: bool = True) -> list[str]:
             problems.append(f"{f}: missing")
         elif f.stat().st_size != want["bytes"]:
             problems.append(f"{f}: {f.stat().st_size} bytes, its record says {want['bytes']}")
-        elif checksums and _sha256(f) != want["sha256"]:
+        elif checksums and file_sha256(f) != want["sha256"]:
             problems.append(f"{f}: damaged (its checksum differs from its record)")
     problems += [f"{directory / rel}: not recorded by any publication" for rel in sorted(present - set(files))]
     return problems

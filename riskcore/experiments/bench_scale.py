@@ -10,7 +10,6 @@ cluster of one worker per core. Recognition over such runs: `bench_recognition_s
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import tempfile
@@ -36,15 +35,11 @@ def timed(argv: list[str], what: str) -> tuple[float, float]:
 
 
 def trace_digest(run_dir: Path) -> str:
-    """A short digest of a run's Parquet traces (paths and bytes): a run played locally and one played on Dask from
-    the same spec must show the same one."""
-    digest = hashlib.sha256()
-    for f in sorted(run_dir.rglob("*.parquet")):
-        digest.update(f.relative_to(run_dir).as_posix().encode() + b"\0")
-        with f.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    return digest.hexdigest()[:12]
+    """A short digest of a run's Parquet traces (paths and bytes, as a publication's generation hashes them): a run
+    played locally and one played on Dask from the same spec must show the same one."""
+    from riskcore.publish import content_hash, file_sha256
+
+    return content_hash({f.relative_to(run_dir).as_posix(): file_sha256(f) for f in run_dir.rglob("*.parquet")})[:12]
 
 
 def _bytes(path: Path) -> int:
