@@ -31,7 +31,7 @@ from riskcore.db import DatabaseLocked, publish_dir
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 from riskcore.publish import seal
-from riskcore.storage import alive, check_name, remove_leftovers, write_parquet, write_text
+from riskcore.storage import alive, check_name, parquet_bytes, remove_leftovers, write_bytes, write_parquet, write_text
 from riskcore.trace import parquet_options, records_to_tables
 
 
@@ -113,6 +113,13 @@ def play_chunk(spec: RunSpec, lo: int, hi: int) -> dict[str, pa.Table]:
     return simulate_chunk(spec, ids, [game_seed(spec.seed, g) for g in ids])
 
 
+def play_chunk_files(spec: RunSpec, lo: int, hi: int) -> dict[str, bytes]:
+    """`simulate`'s task: games lo..hi-1 as the bytes of their tables' Parquet files, compressed where the games
+    are played. The bytes are a tenth of the tables' for the pool's pipes or the cluster's network to carry, and
+    the process that keeps them only writes them."""
+    return {name: parquet_bytes(table, parquet_options(table)) for name, table in play_chunk(spec, lo, hi).items()}
+
+
 def runs_table(spec: RunSpec) -> pa.Table:
     return pa.table({"run": [spec.run], "seed": pa.array([spec.seed], pa.int64()),
                      "engine_version": [ENGINE_VERSION], "config": [spec.to_json()],
@@ -148,9 +155,9 @@ def _part_name(spec: RunSpec, chunk: int) -> str:
     return f"part-{chunk:0{width}d}.parquet"
 
 
-def _keep_chunk(partial: Path, spec: RunSpec, chunk: int, tables: dict[str, pa.Table]) -> None:
-    for name, table in tables.items():
-        write_parquet(table, partial / name / _part_name(spec, chunk), parquet_options(table))
+def _keep_chunk(partial: Path, spec: RunSpec, chunk: int, files: dict[str, bytes]) -> None:
+    for name, data in files.items():
+        write_bytes(data, partial / name / _part_name(spec, chunk))
     write_text(partial / "done" / str(chunk), "")  # last: a chunk marked done has all its tables
 
 
@@ -208,9 +215,9 @@ def simulate_many(specs: list[RunSpec], data_dir: Path | None = None, workers: i
                 owner.append((k, i))
     if played and progress:
         print(f"{desc}: {played} chunk(s) already played, {len(tasks)} to play", file=sys.stderr)
-    for t, tables in run_tasks(play_chunk, tasks, workers, dask_address, desc=desc, progress=progress):
+    for t, files in run_tasks(play_chunk_files, tasks, workers, dask_address, desc=desc, progress=progress):
         k, i = owner[t]
-        _keep_chunk(partials[k], specs[k], i, tables)
+        _keep_chunk(partials[k], specs[k], i, files)
     for spec, stage, final in zip(specs, partials, finals):
         for name in ("spec.json", "owner"):  # the spec first: a run stopped from here on is not resumed
             (stage / name).unlink()

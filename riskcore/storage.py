@@ -46,11 +46,11 @@ def write_parquet(table: pa.Table, path: Path, options: dict | None = None) -> N
         pq.write_table(table, tmp, **(options or PARQUET_OPTIONS))
 
 
-def parquet_bytes(table: pa.Table) -> bytes:
+def parquet_bytes(table: pa.Table, options: dict | None = None) -> bytes:
     """The bytes `write_parquet` writes for `table`: a cluster's worker, which may not see the disk, compresses its
     tables itself and sends the file's bytes (`write_bytes` stores them), a small part of the tables' size."""
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    pq.write_table(table, sink, **(options or PARQUET_OPTIONS))
     return sink.getvalue().to_pybytes()
 
 
