@@ -247,6 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--dask", metavar="ADDRESS", default=None,
                    help="with --recognition-scale: measure locally and, beside it, simulate and recognise on this "
                         "Dask scheduler, with the workers' peak memory (written to recognition-scale-dask.md)")
+    b.add_argument("--dask-only", action="store_true",
+                   help="with --recognition-scale --dask: measure on the cluster alone (the report keeps the local "
+                        "rows, and those of other sizes, from its earlier runs)")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
     b.add_argument("--workers", type=_positive, default=2)
@@ -511,8 +514,10 @@ def cmd_bench(a) -> None:
         from riskcore.experiments.bench_recognition_scale import bench_recognition_scale
 
         kw = {"recognisers": tuple(a.recognisers)} if a.recognisers else {}
+        if a.dask_only and not a.dask:
+            raise ValueError("--dask-only needs --dask ADDRESS")
         print(bench_recognition_scale(a.recognition_scale, workers=a.workers, out_dir=a.out_dir, dask_address=a.dask,
-                                      **kw).to_string(index=False))
+                                      dask_only=a.dask_only, **kw).to_string(index=False))
         return
     if a.dask_scaling:
         from riskcore.experiments.bench_scaling import bench_dask_scaling

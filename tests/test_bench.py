@@ -143,3 +143,37 @@ def test_bench_passes_the_recognisers_and_the_cluster_to_the_recognition_scale_b
     (sizes, kw), = calls
     assert sizes == (1000000,) and kw["recognisers"] == ("uniform", "goal:temperature=0.1")
     assert kw["dask_address"] == "tcp://host:8786"
+
+
+def test_a_recognition_scale_run_keeps_the_rows_it_does_not_measure_again_with_their_dates(tmp_path, monkeypatch):
+    import json
+    from contextlib import contextmanager
+
+    import riskcore.experiments.bench_recognition_scale as bench
+
+    @contextmanager
+    def no_cluster(address):
+        yield lambda: 0.0
+
+    commands = []
+    monkeypatch.setattr(bench, "timed", lambda argv, what: commands.append(argv) or (2.0, 100.0))
+    monkeypatch.setattr(bench, "worker_peaks", no_cluster)
+    old = [{"games": g, "where": w, "measure": "features (with the uniform prior)", "seconds": 9.0,
+            "players_per_s": 1.0, "peak_MB": 1.0} for g in (10_000, 1_000_000) for w in ("local", "Dask")]
+    (tmp_path / "recognition-scale-dask.json").write_text(json.dumps({"meta": {"date": "2026-01-02"}, "rows": old}))
+    df = bench.bench_recognition_scale(sizes=(1_000_000,), recognisers=(), out_dir=tmp_path,
+                                       dask_address="tcp://x:1", dask_only=True)
+    assert list(df["where"]) == ["Dask"] and all("--dask" in argv for argv in commands)
+    rows = json.loads((tmp_path / "recognition-scale-dask.json").read_text())["rows"]
+    assert [(r["games"], r["where"], r["seconds"], r["measured"]) for r in rows] == [
+        (10_000, "local", 9.0, "2026-01-02"), (10_000, "Dask", 9.0, "2026-01-02"),
+        (1_000_000, "local", 9.0, "2026-01-02"), (1_000_000, "Dask", 2.0, df.measured[0])]
+    text = (tmp_path / "recognition-scale-dask.md").read_text()
+    assert "10,000 games Dask, 10,000 games local, 1,000,000 games local: kept from an earlier run" in text
+
+
+def test_bench_refuses_dask_only_without_a_cluster(capsys):
+    from riskcore.cli import main
+
+    assert main(["bench", "--recognition-scale", "10", "--dask-only"]) != 0
+    assert "--dask-only needs --dask" in capsys.readouterr().err

@@ -5,11 +5,14 @@ For each size, one run of four-player mission games (`mission` agents) is simula
 recogniser's posteriors, each in a fresh process tree on every core, timed from outside with the peak memory of
 its largest process. Recognition reads and writes a bounded chunk of games at a time, so the peak should not grow
 with the run: the sizes show whether it does. The report is written after every measure: a run stopped part way
-keeps what it measured and says how far it got.
+keeps what it measured and says how far it got. The rows of sizes a run does not measure are kept from the report
+as it stood, each with the date it was measured: a million games (hours) is measured alone, beside the smaller
+sizes measured before.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import threading
@@ -35,14 +38,18 @@ def _measures(recognisers: tuple[str, ...]) -> list[tuple[str, str]]:
 
 def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[str, ...] = PASSES,
                             workers: int | None = None, out_dir: Path | None = None, scratch: Path | None = None,
-                            dask_address: str | None = None) -> pd.DataFrame:
+                            dask_address: str | None = None, dask_only: bool = False) -> pd.DataFrame:
     """The report is written again after every measure, so a long run stopped part way keeps what it measured
     (and says how far it got). With `dask_address`, every size is measured twice, with the same code: locally
-    and with the run simulated and recognised on that cluster, whose measures' peak is the larger of the
-    command's largest process and the cluster's largest worker; the report is then `recognition-scale-dask.md`."""
+    (unless `dask_only`) and with the run simulated and recognised on that cluster, whose measures' peak is the
+    larger of the command's largest process and the cluster's largest worker; the report is then
+    `recognition-scale-dask.md`. Returns this run's rows."""
     workers = workers or os.cpu_count() or 1
     measures = _measures(recognisers)
-    places = [("local", []), ("Dask", ["--dask", dask_address])] if dask_address else [("local", [])]
+    places = [("local", [])] if not dask_address else [("Dask", ["--dask", dask_address])] if dask_only else [
+        ("local", []), ("Dask", ["--dask", dask_address])]
+    out_dir = Path(out_dir or paths.benchmarks_dir())
+    kept = _kept_rows(out_dir / f"{_report_name(dask_address)}.json", {(n, w) for n in sizes for w, _ in places})
     rows: list[dict] = []
     with worker_peaks(dask_address) as worker_peak:
         for n in sizes:
@@ -60,9 +67,30 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
                         row = {"games": n, "where": where} if dask_address else {"games": n}
                         rows.append({**row, "measure": measure, "seconds": round(seconds, 1),
                                      "players_per_s": round(4 * n / seconds, 1),
-                                     "peak_MB": max(peak, worker_peak() if cluster else 0.0)})
-                        _write(rows, sizes, len(measures) * len(places), workers, out_dir, dask_address)
+                                     "peak_MB": max(peak, worker_peak() if cluster else 0.0),
+                                     "measured": _today()})
+                        _write(kept, rows, sizes, len(measures) * len(places), workers, out_dir, dask_address)
     return pd.DataFrame(rows)
+
+
+def _report_name(dask_address: str | None) -> str:
+    return "recognition-scale-dask" if dask_address else "recognition-scale"
+
+
+def _today() -> str:
+    from riskcore.experiments.bench import machine
+
+    return machine()["date"]
+
+
+def _kept_rows(report: Path, measuring: set[tuple[int, str]]) -> list[dict]:
+    """The report's rows that this run does not measure again (by size and place), each with the date it was
+    measured (a row written before rows carried one: the report's date)."""
+    if not report.exists():
+        return []
+    old = json.loads(report.read_text())
+    return [{**r, "measured": r.get("measured", old["meta"]["date"])} for r in old["rows"]
+            if (r["games"], r.get("where", "local")) not in measuring]
 
 
 @contextmanager
@@ -99,7 +127,7 @@ def worker_peaks(address: str | None) -> Iterator[Callable[[], float]]:
 SAMPLE_SECONDS = 1.0
 
 
-def _write(rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int, out_dir: Path | None,
+def _write(kept: list[dict], rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int, out_dir: Path,
            dask_address: str | None = None) -> None:
     from riskcore.experiments.bench import write_benchmark
 
@@ -107,18 +135,23 @@ def _write(rows: list[dict], sizes: tuple[int, ...], per_size: int, workers: int
     progress = "every measure of every size" if done else (
         f"{len(rows)} of the {per_size * len(sizes)} measures ({', '.join(f'{n:,}' for n in sizes)} games); the "
         "run stopped before the rest")
+    if kept:
+        places = sorted({(r["games"], r.get("where", "")) for r in kept})
+        progress += "; " + ", ".join(f"{n:,} games {w}".strip() for n, w in places) + (
+            ": kept from an earlier run (`measured`)")
     where = (f"{workers} worker processes, each measure a fresh process tree timed from start to exit; `peak_MB` is "
              "its largest process") if not dask_address else (
         f"{workers} local worker processes and on a Dask cluster (the run simulated there too), each measure a "
         "fresh process tree timed from start to exit; `peak_MB` is its largest process, and on the cluster the "
         "larger of that and the largest memory a worker reported")
     title = "Recognition scale benchmark" + (", local and on Dask" if dask_address else "")
-    write_benchmark("recognition-scale-dask" if dask_address else "recognition-scale", title,
+    table = pd.DataFrame(sorted(kept + rows, key=lambda r: r["games"]))
+    write_benchmark(_report_name(dask_address), title,
                     "`riskcore recognize` over one run of four-player "
                     f"mission games (`mission` agents) per size, on {where}. The first row of a size builds the "
                     "run's features (and computes the uniform prior's posteriors); every later row computes one "
                     "recogniser's posteriors at the checkpoints the evaluation reads. Measured: "
-                    f"{progress}.", pd.DataFrame(rows), Path(out_dir or paths.benchmarks_dir()), {"target": TARGET})
+                    f"{progress}.", table, out_dir, {"target": TARGET})
 
 
 def main() -> None:  # pragma: no cover - `python -m riskcore.experiments.bench_recognition_scale SIZES [SPEC...]`
