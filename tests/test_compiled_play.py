@@ -185,6 +185,18 @@ def test_a_negative_event_field_is_refused_not_written_as_none():
         EventRows.from_log([event])
 
 
+def test_event_names_are_gathered_as_arrow_takes_them_and_an_unknown_code_is_refused():
+    import pyarrow as pa
+
+    from riskcore.trace import _names
+
+    names, codes = ("setup", "reinforce", "", "attack"), np.array([3, 0, 2, 1, 1, 3, 0])
+    assert _names(names, codes, "kind").equals(pa.array(names).take(pa.array(codes)))
+    assert _names(names, codes[:0], "kind").equals(pa.array([], pa.string()))
+    with pytest.raises(ValueError, match="event field kind holds a code outside 0..3"):
+        _names(names, np.array([0, 4]), "kind")
+
+
 def test_an_event_field_beyond_its_column_type_is_refused():
     from riskcore.trace import records_to_tables
 
