@@ -170,11 +170,17 @@ def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, p
     return out
 
 
+# below this many events a column of names is gathered in numpy: Arrow's `take` is faster per row, but loading
+# pyarrow.compute for it costs a one-game command a fifteenth of its start-up
+GATHER_ROWS = 5_000
+
+
 def _names(names: tuple[str, ...], codes: np.ndarray, field: str) -> pa.Array:
-    """`names[codes]` as a string column, its bytes gathered in numpy: Arrow's own `take` loads pyarrow.compute,
-    a fifteenth of a one-game command's start-up."""
+    """`names[codes]` as a string column (the same array either way)."""
     if len(codes) and (codes.min() < 0 or codes.max() >= len(names)):
         raise ValueError(f"event field {field} holds a code outside 0..{len(names) - 1}")
+    if len(codes) >= GATHER_ROWS:
+        return pa.array(names, pa.string()).take(pa.array(codes))
     encoded = [n.encode() for n in names]
     sizes = np.array([len(e) for e in encoded], np.int64)
     lengths = sizes[codes]

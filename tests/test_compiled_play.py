@@ -188,10 +188,13 @@ def test_a_negative_event_field_is_refused_not_written_as_none():
 def test_event_names_are_gathered_as_arrow_takes_them_and_an_unknown_code_is_refused():
     import pyarrow as pa
 
-    from riskcore.trace import _names
+    from riskcore.trace import GATHER_ROWS, _names
 
     names, codes = ("setup", "reinforce", "", "attack"), np.array([3, 0, 2, 1, 1, 3, 0])
     assert _names(names, codes, "kind").equals(pa.array(names).take(pa.array(codes)))
+    many = np.resize(codes, GATHER_ROWS + 1)  # gathered by Arrow: the same column
+    assert _names(names, many, "kind").equals(pa.array(names).take(pa.array(many)))
+    assert _names(names, many[:-2], "kind").equals(pa.array(names).take(pa.array(many[:-2])))
     assert _names(names, codes[:0], "kind").equals(pa.array([], pa.string()))
     with pytest.raises(ValueError, match="event field kind holds a code outside 0..3"):
         _names(names, np.array([0, 4]), "kind")
