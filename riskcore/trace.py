@@ -24,6 +24,7 @@ import pyarrow as pa
 from riskcore import ENGINE_VERSION
 from riskcore.engine import EVENT_FIELDS, GameState
 from riskcore.engine.rules import EVENT_KINDS, PHASES
+from riskcore.storage import PARQUET_OPTIONS
 
 # A game's events as integers, one row per event and a column per `EVENT_FIELDS` field: the phase and the kind by
 # their place in PHASES and EVENT_KINDS, `conquered` as 0/1, -1 for None; the cards column is unused (cards go
@@ -125,7 +126,7 @@ def parquet_options(table: pa.Table) -> dict:
     as small without it and faster, and statistics only for the columns readers select by (a fifth of the time
     `simulate` spends writing Parquet)."""
     text = [f.name for f in table.schema if pa.types.is_string(f.type)]
-    return {"compression": "zstd", "use_dictionary": text,
+    return {**PARQUET_OPTIONS, "use_dictionary": text,
             "write_statistics": [c for c in STATISTICS if c in table.schema.names]}
 
 
@@ -156,7 +157,7 @@ def _event_arrays(game_ids: list[int], records: list[GameRecord]) -> dict[str, p
     for name in EVENT_FIELDS:
         col = columns[FIELD[name]]
         kind = schema.field(name).type
-        if name in ("phase", "kind"):  # names looked up in Arrow: no Python string per event
+        if name in ("phase", "kind"):  # names looked up by their code: no Python string per event
             out[name] = _names(PHASES if name == "phase" else EVENT_KINDS, col, name)
         elif name == "cards":
             cards = [None] * len(rows)

@@ -64,7 +64,7 @@ try:
 except SystemExit as done:
     assert not done.code, done.code
 print(sorted({m.split(".")[0] for m in sys.modules} & {"numba", "pandas", "scipy", "sklearn", "matplotlib"}
-             | {m for m in sys.modules if m == "pyarrow.compute"}))
+             | {"pyarrow.compute"} & sys.modules.keys()))
 """
 
 

@@ -46,8 +46,9 @@ def bench_recognition_scale(sizes: tuple[int, ...] = SIZES, recognisers: tuple[s
     `recognition-scale-dask.md`. Returns this run's rows."""
     workers = workers or os.cpu_count() or 1
     measures = _measures(recognisers)
-    places = [("local", [])] if not dask_address else [("Dask", ["--dask", dask_address])] if dask_only else [
-        ("local", []), ("Dask", ["--dask", dask_address])]
+    places = [] if dask_address and dask_only else [("local", [])]
+    if dask_address:
+        places.append(("Dask", ["--dask", dask_address]))
     out_dir = Path(out_dir or paths.benchmarks_dir())
     kept = _kept_rows(out_dir / f"{_report_name(dask_address)}.json", {(n, w) for n in sizes for w, _ in places})
     rows: list[dict] = []
