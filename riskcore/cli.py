@@ -229,8 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--explore", metavar="RUN", default=None,
                    help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
     b.add_argument("--recognition-memory", type=_positive, nargs="?", const=500, default=None, metavar="GAMES",
-                   help="instead: peak memory of every recogniser on one imported run of GAMES (default 500) "
-                        "six-player games of the reference's own AI")
+                   help="instead: peak memory of every recogniser on one simulated run of GAMES (default 500) "
+                        "six-player games (default agents)")
     b.add_argument("--memory", action="store_true",
                    help="instead: peak memory of simulate (1,000, 5,000 and 10,000 games) and of feature "
                         "building, and the DuckDB file's size when a run is written again")
