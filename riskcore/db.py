@@ -20,6 +20,7 @@ import duckdb
 from riskcore import paths
 
 if TYPE_CHECKING:  # pandas is imported by the functions that return frames: `simulate` needs none of it
+    import numpy as np
     import pandas as pd
 
 
@@ -288,18 +289,18 @@ def run_source(name: str, run: str, data_dir: Path | None = None, games: tuple[i
     those games; with `settings`, only those settings' files (posteriors): the caller still filters by both."""
     if name not in VIEWED:
         return name
-    sql, params = f"SELECT file FROM {VIEWED_FILES} WHERE table_name = ? AND ", [name]
+    where, params = "table_name = ? AND ", [name]
     if settings:
-        sql += f"key IN ({', '.join('?' for _ in settings)})"
+        where += f"key IN ({', '.join('?' for _ in settings)})"
         params += [_label({"run": run, "setting": s}) for s in settings]
     elif len(VIEW_KEYS.get(name, ("run",))) > 1:  # every file of the run, whatever its finer keys
-        sql, params = sql + "starts_with(key, ?)", params + [_label({"run": run}) + ", "]
+        where, params = where + "starts_with(key, ?)", params + [_label({"run": run}) + ", "]
     else:
-        sql, params = sql + "key = ?", params + [_label({"run": run})]
+        where, params = where + "key = ?", params + [_label({"run": run})]
     try:
-        files = _files_with(games, sql, params, data_dir) if games is not None else None
+        files = _files_with(games, where, params, data_dir) if games is not None else None
         if not files:  # every file; or no file holds those games, and all of them read as no rows
-            files = query(sql + " ORDER BY seq", params, data_dir).file.tolist()
+            files = query(f"SELECT file FROM {VIEWED_FILES} WHERE {where} ORDER BY seq", params, data_dir).file.tolist()
     except duckdb.CatalogException:  # nothing viewed yet
         return name
     if not files:  # not registered (or still a copy): the table says what it has
@@ -307,12 +308,24 @@ def run_source(name: str, run: str, data_dir: Path | None = None, games: tuple[i
     return f"read_parquet({sql_list(files)}, hive_partitioning = false, union_by_name = true)"
 
 
-def _files_with(games: tuple[int, int], sql: str, params: list, data_dir: Path | None) -> list[str]:
-    try:
-        return query(sql + " AND (first_game IS NULL OR (first_game <= ? AND last_game >= ?)) ORDER BY seq",
-                     params + [int(games[1]), int(games[0])], data_dir).file.tolist()
-    except duckdb.BinderException:  # a list written before files had game ranges (a reader cannot add them)
-        return []
+def _files_with(games: tuple[int, int], where: str, params: list, data_dir: Path | None) -> list[str]:
+    """The listed files that may hold games `games` (a file without a range may hold any). Inside a `reading`
+    block the list with its ranges is read once: the catalogue cannot change while the block's connection is open
+    (a writer waits for it), and each chunk of a big run searched 10^4-10^5 listed files again."""
+    lists = _HELD.file_lists.get(paths.db_path(data_dir))
+    key = (where, tuple(params))
+    ranges = lists.get(key) if lists is not None else None
+    if ranges is None:
+        try:
+            ranges = query(f"SELECT file, first_game, last_game FROM {VIEWED_FILES} WHERE {where} ORDER BY seq",
+                           params, data_dir)
+        except duckdb.BinderException:  # a list written before files had game ranges (a reader cannot add them)
+            return []
+        if lists is not None:
+            lists[key] = ranges
+    first, last = int(games[0]), int(games[1])
+    keep = ranges.first_game.isna() | ((ranges.first_game <= last) & (ranges.last_game >= first))
+    return ranges.file[keep].tolist()
 
 
 def _add_key_columns(con: duckdb.DuckDBPyConnection, name: str, keys: dict) -> None:
@@ -668,6 +681,7 @@ class _Held(threading.local):
 
     def __init__(self) -> None:
         self.connections: dict[Path, duckdb.DuckDBPyConnection] = {}
+        self.file_lists: dict[Path, dict] = {}  # what `_files_with` read during the block
 
 
 _HELD = _Held()
@@ -683,20 +697,32 @@ def reading(data_dir: Path | None = None) -> Iterator[None]:
         yield
         return
     held[db] = connect(data_dir, read_only=True)
+    _HELD.file_lists[db] = {}
     try:
         yield
     finally:
+        _HELD.file_lists.pop(db, None)
         held.pop(db).close()
 
 
 def query(sql: str, params: list | None = None, data_dir: Path | None = None) -> pd.DataFrame:
     """Run one read-only query and close the connection (safe while another process writes later); inside a
     `reading` block, on the block's connection."""
+    return _fetch(sql, params, data_dir, lambda result: result.df())
+
+
+def query_arrays(sql: str, params: list | None = None, data_dir: Path | None = None) -> dict[str, np.ndarray]:
+    """`query` as a numpy array per column: no DataFrame is built for a result read as arrays (a chunk of
+    recognition features), which took a fifth of the read."""
+    return _fetch(sql, params, data_dir, lambda result: result.fetchnumpy())
+
+
+def _fetch(sql: str, params: list | None, data_dir: Path | None, how: Callable):
     shared = _HELD.connections.get(paths.db_path(data_dir))
     if shared is not None:
-        return shared.execute(sql, params or []).df()
+        return how(shared.execute(sql, params or []))
     con = connect(data_dir, read_only=True)
     try:
-        return con.execute(sql, params or []).df()
+        return how(con.execute(sql, params or []))
     finally:
         con.close()

@@ -165,6 +165,22 @@ def test_a_read_of_a_few_games_opens_only_the_files_that_hold_them(tmp_path):
                  "WHERE game_id BETWEEN 50 AND 60", data_dir=tmp_path).n[0] == 0
 
 
+def test_inside_a_reading_block_the_file_list_is_read_once_and_picks_the_same_files(tmp_path, monkeypatch):
+    assert main(SIM + ["--data-dir", str(tmp_path), "--games", "9"]) == 0
+    ranges = [(3, 4), (5, 6), (50, 60), (0, 8)]
+    alone = [db.run_source("events", "c", tmp_path, games) for games in ranges]
+    lists = []
+    real = db.query
+    monkeypatch.setattr(db, "query", lambda sql, *a, **k: (lists.append(sql) if "first_game" in sql else None)
+                        or real(sql, *a, **k))
+    with db.reading(tmp_path):
+        assert [db.run_source("events", "c", tmp_path, games) for games in ranges] == alone
+        assert db.run_source("snapshots", "c", tmp_path, (3, 4)).count(".parquet") == 1  # its own list
+    assert len(lists) == 2  # the events' list once, the snapshots' once
+    db.run_source("events", "c", tmp_path, (3, 4))
+    assert len(lists) == 3  # outside a block every read lists the files again: a writer may have come between
+
+
 def test_trace_files_carry_statistics_for_the_columns_reads_select_by_and_dictionaries_for_text(tmp_path):
     import pyarrow.parquet as pq
 

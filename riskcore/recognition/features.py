@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
@@ -38,7 +39,8 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.engine.battle import win_probability_table
 from riskcore.engine.board import load_board
 from riskcore.engine.chance import TraceError
-from riskcore.db import DataError, generation, publish_run, query, reading, run_config, run_source, stale_sources
+from riskcore.db import (DataError, generation, publish_run, query, query_arrays, reading, run_config, run_source,
+                         stale_sources)
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import parquet_bytes, write_bytes, write_parquet
@@ -426,7 +428,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
         if dask_address:
             # a cluster's workers may not see this disk: each is sent its chunk's events, read only as the task is
             # sent (the run's events never all in memory here), and sends back its files' Parquet bytes
-            tasks = ((*where, chunk_events(run, first, last, data)) for first, last in chunks)
+            tasks = ((*where, events) for events in _events_of_chunks(run, chunks, data))
             for i, files in run_tasks(chunk_parquet, tasks, workers, dask_address, desc=f"features {run}",
                                       progress=progress, total=len(chunks)):
                 for name, data_bytes in files.items():
@@ -440,6 +442,19 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
 
     return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir,
                        source=generation("traces", run, data_dir))
+
+
+CHUNKS_A_CONNECTION = 5  # chunks whose events one connection reads: an open costs more as a run's views list more
+# files (some 30-100 ms at 10^4-10^6 games), and this process reads every chunk while the cluster computes
+
+
+def _events_of_chunks(run: str, chunks: list[tuple[int, int]], data_dir: str) -> Iterator[dict[str, np.ndarray]]:
+    """`chunk_events` of each chunk in turn, read `CHUNKS_A_CONNECTION` at a time on one connection, which is let
+    go before they are handed on (a writer waits for readers)."""
+    for i in range(0, len(chunks), CHUNKS_A_CONNECTION):
+        with reading(Path(data_dir)):
+            batch = [chunk_events(run, first, last, data_dir) for first, last in chunks[i:i + CHUNKS_A_CONNECTION]]
+        yield from batch
 
 
 def chunk_events(run: str, first: int, last: int, data_dir: str) -> dict[str, np.ndarray]:
@@ -525,6 +540,45 @@ def load_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = No
         return _load_features(run, hyp_name, data_dir, view, games)
 
 
+def kind_codes(kinds: pd.Series) -> np.ndarray:
+    """The `KIND` code of each observation kind: looked up once per distinct kind, not once per row."""
+    codes, names = pd.factorize(kinds, use_na_sentinel=False)  # a missing kind is a name too, refused below
+    unknown = ["(missing)" if pd.isna(k) else k for k in names if k not in KIND]
+    if unknown:
+        raise TraceError(f"unknown observation kind(s) {unknown}; known: {list(KINDS)}")
+    return np.array([KIND[k] for k in names], dtype=np.int64)[codes]
+
+
+PENDING_KEYS = ("game_id", "player", "obs", "explanation")
+
+
+def _pending_matrices(pend: dict[str, np.ndarray], obs: pd.DataFrame, e: int, run: str) -> dict[str, np.ndarray]:
+    """The (N, E) matrices of the observations `obs` (sorted by game, player, obs) from their pending rows in any
+    order. The files hold each observation's E rows together, observations in event order: sorting N blocks costs a
+    fraction of sorting N x E rows; rows found in another order are sorted one by one. Every row is checked
+    against its observation and explanation."""
+    n, rows = len(obs), len(pend["explanation"])
+    if rows != n * e:
+        raise TraceError(f"recognition features of run {run!r} are corrupt: {rows} pending rows for "
+                         f"{n} observations x {e} explanations")
+    missing = [c for c, v in pend.items() if np.ma.getmaskarray(v).any()]
+    if missing:
+        raise TraceError(f"recognition features of run {run!r} are corrupt: missing values in {missing}")
+    columns = {c: np.ma.getdata(v) for c, v in pend.items()}
+    for attempt in ("blocks", "rows"):
+        if attempt == "rows":
+            order = np.lexsort([columns[c] for c in reversed(PENDING_KEYS)])
+            columns = {c: v[order] for c, v in columns.items()}
+        mats = {c: v.reshape(n, e) for c, v in columns.items()}
+        order = np.lexsort([mats[c][:, 0] for c in ("obs", "player", "game_id")])
+        mats = {c: m[order] for c, m in mats.items()}
+        if (mats["explanation"] == np.arange(e)).all() and all(
+                (mats[c] == obs[c].to_numpy()[:, None]).all() for c in ("game_id", "player", "obs")):
+            return {c: mats[c] for c in MATRICES}
+    raise TraceError(f"recognition features of run {run!r} are corrupt: the pending rows do not match the "
+                     f"observations one to one (each with explanations 0..{e - 1})")
+
+
 def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, games: tuple[int, int] | None
                    ) -> Features:
     config = run_config(run, data_dir)
@@ -536,8 +590,9 @@ def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, ga
         obs = query("SELECT game_id, player, obs, seq, turn, kind, territory, src, n_owned, n_attack, n_fortify, "
                     f"n_targets FROM {run_source('rec_observations', run, data_dir, games)} WHERE {where} "
                     "ORDER BY game_id, player, obs", params, data_dir)
-        pend = query(f"SELECT {', '.join(MATRICES)} FROM {run_source('rec_pending', run, data_dir, games)} "
-                     f"WHERE {where} ORDER BY game_id, player, obs, explanation", params, data_dir)
+        # in the files' order: sorting the N x E rows in the query took most of a chunk's read
+        pend = query_arrays(f"SELECT {', '.join(PENDING_KEYS + MATRICES)} FROM "
+                            f"{run_source('rec_pending', run, data_dir, games)} WHERE {where}", params, data_dir)
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
                         f"(it builds them): {exc}") from None
@@ -546,12 +601,8 @@ def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, ga
     if features_stale(run, data_dir):
         raise DataError(f"the recognition features of run {run!r} were built from an earlier version of its games: "
                         f"rebuild them with `riskcore recognize --run {run} --rebuild-features`")
-    e = hyp.size
-    if len(pend) != len(obs) * e:
-        raise TraceError(f"recognition features of run {run!r} are corrupt: {len(pend)} pending rows for "
-                         f"{len(obs)} observations x {e} explanations")
-    mats = {c: pend[c].to_numpy().reshape(len(obs), e) for c in pend.columns}
-    obs["kind_code"] = obs.kind.map(KIND).astype(np.int64)
+    mats = _pending_matrices(pend, obs, hyp.size, run)
+    obs["kind_code"] = kind_codes(obs.kind)
     truth = query("SELECT game_id, player, agent, mission, won FROM players WHERE run = ? "
                   + ("AND game_id BETWEEN ? AND ? " if games is not None else "") + "ORDER BY game_id, player",
                   [run] + ([int(games[0]), int(games[1])] if games is not None else []), data_dir)

@@ -249,8 +249,12 @@ def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir:
 
 def _chunk_posterior_table(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
                            chunks: list[tuple[int, int]]) -> pa.Table | None:
-    """A parallel task: the posteriors of a few chunks as one table (None when nobody acted in them)."""
-    parts = list(_chunk_posteriors(run, recogniser, hyp_name, data_dir, turns, chunks))
+    """A parallel task: the posteriors of a few chunks as one table (None when nobody acted in them). Its reads
+    share one connection: opening the database costs more as a run's views list more files (some 30-100 ms at
+    10^4-10^6 games), once a chunk it was a large part of a big run's time. The task writes nothing, and a
+    writer elsewhere waits for it (seconds) as it waits for any reader."""
+    with reading(data_dir):
+        parts = list(_chunk_posteriors(run, recogniser, hyp_name, data_dir, turns, chunks))
     return pa.concat_tables(parts).combine_chunks() if parts else None
 
 
