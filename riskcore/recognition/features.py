@@ -445,7 +445,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
 
 
 CHUNKS_A_CONNECTION = 5  # chunks whose events one connection reads: an open costs more as a run's views list more
-# files (some 30-100 ms at 10^4-10^6 games), and this process reads every chunk while the cluster computes
+# files (some 30-60 ms at 10^4-10^6 games), and this process reads every chunk while the cluster computes
 
 
 def _events_of_chunks(run: str, chunks: list[tuple[int, int]], data_dir: str) -> Iterator[dict[str, np.ndarray]]:

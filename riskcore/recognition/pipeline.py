@@ -250,7 +250,7 @@ def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir:
 def _chunk_posterior_table(run: str, recogniser: Recogniser, hyp_name: str, data_dir: Path | None, turns: bool,
                            chunks: list[tuple[int, int]]) -> pa.Table | None:
     """A parallel task: the posteriors of a few chunks as one table (None when nobody acted in them). Its reads
-    share one connection: opening the database costs more as a run's views list more files (some 30-100 ms at
+    share one connection: opening the database costs more as a run's views list more files (some 30-60 ms at
     10^4-10^6 games), once a chunk it was a large part of a big run's time. The task writes nothing, and a
     writer elsewhere waits for it (seconds) as it waits for any reader."""
     with reading(data_dir):
