@@ -169,10 +169,14 @@ def test_inside_a_reading_block_the_file_list_is_read_once_and_picks_the_same_fi
     assert main(SIM + ["--data-dir", str(tmp_path), "--games", "9"]) == 0
     ranges = [(3, 4), (5, 6), (50, 60), (0, 8)]
     alone = [db.run_source("events", "c", tmp_path, games) for games in ranges]
-    lists = []
-    real = db.query
-    monkeypatch.setattr(db, "query", lambda sql, *a, **k: (lists.append(sql) if "first_game" in sql else None)
-                        or real(sql, *a, **k))
+    lists, real = [], db.query
+
+    def counted(sql, *args, **kwargs):  # the reads of a file list with its game ranges
+        if "first_game" in sql:
+            lists.append(sql)
+        return real(sql, *args, **kwargs)
+
+    monkeypatch.setattr(db, "query", counted)
     with db.reading(tmp_path):
         assert [db.run_source("events", "c", tmp_path, games) for games in ranges] == alone
         assert db.run_source("snapshots", "c", tmp_path, (3, 4)).count(".parquet") == 1  # its own list

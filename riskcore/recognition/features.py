@@ -549,7 +549,8 @@ def kind_codes(kinds: pd.Series) -> np.ndarray:
     return np.array([KIND[k] for k in names], dtype=np.int64)[codes]
 
 
-PENDING_KEYS = ("game_id", "player", "obs", "explanation")
+OBSERVATION_KEYS = ("game_id", "player", "obs")
+PENDING_KEYS = OBSERVATION_KEYS + ("explanation",)
 
 
 def _pending_matrices(pend: dict[str, np.ndarray], obs: pd.DataFrame, e: int, run: str) -> dict[str, np.ndarray]:
@@ -565,18 +566,26 @@ def _pending_matrices(pend: dict[str, np.ndarray], obs: pd.DataFrame, e: int, ru
     if missing:
         raise TraceError(f"recognition features of run {run!r} are corrupt: missing values in {missing}")
     columns = {c: np.ma.getdata(v) for c, v in pend.items()}
-    for attempt in ("blocks", "rows"):
-        if attempt == "rows":
-            order = np.lexsort([columns[c] for c in reversed(PENDING_KEYS)])
-            columns = {c: v[order] for c, v in columns.items()}
-        mats = {c: v.reshape(n, e) for c, v in columns.items()}
-        order = np.lexsort([mats[c][:, 0] for c in ("obs", "player", "game_id")])
-        mats = {c: m[order] for c, m in mats.items()}
-        if (mats["explanation"] == np.arange(e)).all() and all(
-                (mats[c] == obs[c].to_numpy()[:, None]).all() for c in ("game_id", "player", "obs")):
-            return {c: mats[c] for c in MATRICES}
-    raise TraceError(f"recognition features of run {run!r} are corrupt: the pending rows do not match the "
-                     f"observations one to one (each with explanations 0..{e - 1})")
+    mats = _blocks_in_observation_order(columns, obs, e)
+    if mats is None:  # not in blocks: every row sorted first
+        order = np.lexsort([columns[c] for c in reversed(PENDING_KEYS)])
+        mats = _blocks_in_observation_order({c: v[order] for c, v in columns.items()}, obs, e)
+    if mats is None:
+        raise TraceError(f"recognition features of run {run!r} are corrupt: the pending rows do not match the "
+                         f"observations one to one (each with explanations 0..{e - 1})")
+    return {c: mats[c] for c in MATRICES}
+
+
+def _blocks_in_observation_order(columns: dict[str, np.ndarray], obs: pd.DataFrame, e: int
+                                 ) -> dict[str, np.ndarray] | None:
+    """The columns as (N, E) blocks sorted like `obs`, if every block is one observation's explanations 0..E-1
+    (each row checked); else None."""
+    mats = {c: v.reshape(len(obs), e) for c, v in columns.items()}
+    order = np.lexsort([mats[c][:, 0] for c in reversed(OBSERVATION_KEYS)])
+    mats = {c: m[order] for c, m in mats.items()}
+    aligned = (mats["explanation"] == np.arange(e)).all() and all(
+        (mats[c] == obs[c].to_numpy()[:, None]).all() for c in OBSERVATION_KEYS)
+    return mats if aligned else None
 
 
 def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, games: tuple[int, int] | None

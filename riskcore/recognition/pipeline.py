@@ -236,7 +236,8 @@ def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir:
                       chunks: list[tuple[int, int]]) -> Iterator[pa.Table]:
     traces, built = generation("traces", run, data_dir), generation("recognition", run, data_dir)
     for games in chunks:
-        # one connection for the chunk's reads, let go before the work on them: a writer waits for readers
+        # one connection for the chunk's reads, let go before the work on them: a writer waits for readers (in a
+        # parallel task, the task's own connection serves instead)
         with reading(data_dir):
             try:
                 f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)

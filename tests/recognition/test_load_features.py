@@ -17,9 +17,6 @@ from riskcore.recognition.features import (KIND, MATRICES, _pending_matrices, ch
 from riskcore.recognition.hypotheses import build_hypotheses
 from riskcore.recognition.pipeline import ensure_features
 
-ARRAYS = ("owned_in", "attack_in", "fortify_in", "member_size", "consistent", "targets_in")
-
-
 @pytest.mark.parametrize("games", [None, (3, 7)])
 def test_stored_features_equal_the_extraction_they_were_made_from(small_run, games):
     ensure_features("mixed", "cards6", small_run, workers=1, progress=False)
@@ -30,7 +27,7 @@ def test_stored_features_equal_the_extraction_they_were_made_from(small_run, gam
                                                                                   str(small_run))), hyp)
     got = load_features("mixed", "cards6", small_run, games=games)
     assert len(got.obs) == len(want.obs) > 100
-    for name in ARRAYS:
+    for name in MATRICES:
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
     columns = ["game_id", "player", "obs", "seq", "turn", "kind", "kind_code", "territory", "n_owned"]
     pd.testing.assert_frame_equal(got.obs[columns], want.obs[columns], check_dtype=False)
