@@ -252,6 +252,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "rows, and those of other sizes, from its earlier runs)")
     b.add_argument("--dask-scaling", action="store_true",
                    help="instead: the search experiment's tasks on a local Dask cluster of 1, 2 and 4 workers")
+    b.add_argument("--versus", metavar="COMMAND", default=None,
+                   help="instead: riskcore simulate against COMMAND, another program playing as many four-player "
+                        "mission games of its own AI ({games} in COMMAND is replaced by their number), whole "
+                        "process, alternating run by run (written to versus-NAME.md)")
+    b.add_argument("--versus-name", default="Domination", metavar="NAME", help="with --versus: the program's name")
+    b.add_argument("--versus-games", type=_positive, default=2000, metavar="GAMES",
+                   help="with --versus: games each side plays per run")
+    b.add_argument("--runs", type=_positive, default=5, help="with --versus: paired runs")
     b.add_argument("--workers", type=_positive, default=2)
     _data_dir(b)
 
@@ -505,6 +513,11 @@ def cmd_summary(a) -> None:
 def cmd_bench(a) -> None:
     from riskcore.experiments.bench import bench_explore, bench_recognition, bench_search, run_bench
 
+    if a.versus is not None:
+        from riskcore.experiments.bench_versus import bench_versus
+
+        print(bench_versus(a.versus, a.versus_games, a.runs, a.versus_name, out_dir=a.out_dir).to_string(index=False))
+        return
     if a.scale:
         from riskcore.experiments.bench_scale import bench_scale
 
