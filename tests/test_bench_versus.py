@@ -99,7 +99,8 @@ def test_riskcore_simulate_is_the_riskcore_side_as_a_user_runs_it(tmp_path):
 
 
 @pytest.mark.parametrize("args, needle", [(["--versus", ""], "empty"),
-                                          (["--versus", "x", "--versus-name", "a b"], "--versus-name")])
+                                          (["--versus", "x", "--versus-name", "a b"], "--versus-name"),
+                                          (["--versus", "x", "--versus-name", "RiskCore"], "other than riskcore")])
 def test_the_command_line_refuses_bad_versus_options_in_one_line(tmp_path, capsys, args, needle):
     assert main(["bench", *args, "--out-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err

@@ -89,8 +89,9 @@ def bench_versus(command: str, games: int = 2000, runs: int = 5, name: str = "Do
     """Measure, then write reports/benchmarks/versus-<name>.md; nothing is written unless every run succeeded."""
     from riskcore.experiments.bench import write_benchmark
 
-    if not re.fullmatch(r"[A-Za-z][\w-]*", name):
-        raise ValueError(f"--versus-name: {name!r} is not a plain name (letters, digits, '-' and '_')")
+    if not re.fullmatch(r"[A-Za-z][\w-]*", name) or name.lower() == "riskcore":
+        raise ValueError(f"--versus-name: {name!r} is not a plain name (letters, digits, '-' and '_') "
+                         "other than riskcore")
     theirs = other_command(command, games)
     df = measure(ours or riskcore_side(games), theirs, runs, name, scratch)
     stats = summary(df, name)
