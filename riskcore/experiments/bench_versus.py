@@ -65,10 +65,10 @@ def measure(ours: Callable[[Path], list[str]], theirs: list[str], runs: int, nam
     rows = []
     with tempfile.TemporaryDirectory(prefix="riskcore-versus-", dir=scratch) as tmp:
         for run in range(1, runs + 1):
-            sides = {"riskcore": lambda: wall_seconds(ours(Path(tmp) / f"run-{run}"), "riskcore simulate"),
-                     name: lambda: wall_seconds(theirs, f"{name} ({shlex.join(theirs)})")}
+            sides = {"riskcore": (ours(Path(tmp) / f"run-{run}"), "riskcore simulate"),
+                     name: (theirs, f"{name} ({shlex.join(theirs)})")}
             order = list(sides) if run % 2 else list(reversed(sides))
-            seconds = {side: sides[side]() for side in order}
+            seconds = {side: wall_seconds(*sides[side]) for side in order}
             rows.append({"run": run, "first": order[0], "riskcore_s": round(seconds["riskcore"], 2),
                          f"{name}_s": round(seconds[name], 2),
                          "speed_up": round(seconds[name] / seconds["riskcore"], 2)})
