@@ -32,8 +32,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
-from riskcore.experiments.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables
+from riskcore.experiments.recognition.protocol import NAMED, UNIFORM_LOSS
+from riskcore.experiments.recognition.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables
 from riskcore.notebook import save_figure, save_table, setup
 
 setup()

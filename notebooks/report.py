@@ -32,12 +32,12 @@ from IPython.display import HTML, Markdown, display
 from riskcore import ENGINE_VERSION, paths
 from riskcore.db import query
 from riskcore.experiments.agents_report import AgentResults
-from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
+from riskcore.experiments.recognition.protocol import NAMED, UNIFORM_LOSS
 from riskcore.experiments.genetic import reference_engine
-from riskcore.experiments.generalisation_report import (REFERENCE_NAME, YARDSTICK_NAME, Tables, riskcore_recogniser,
+from riskcore.experiments.recognition.generalisation_report import (REFERENCE_NAME, YARDSTICK_NAME, Tables, riskcore_recogniser,
                                                         span, verdict)
 from riskcore.experiments.headlines import readme_headlines
-from riskcore.experiments.recognition_report import RecognitionResults
+from riskcore.experiments.recognition.focus_report import RecognitionResults
 from riskcore.experiments.report import FIGURES, TITLE, write_headlines
 from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL

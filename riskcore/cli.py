@@ -446,14 +446,14 @@ def cmd_experiment(a) -> None:
         print(tables["search_agent"].to_string(index=False))
         return
     if a.name == "generalisation":
-        from riskcore.experiments.generalisation import FOREIGN, foreign_logs
-        from riskcore.experiments.generalisation import run_experiment as run_generalisation
+        from riskcore.experiments.recognition.generalisation import FOREIGN, foreign_logs
+        from riskcore.experiments.recognition.generalisation import run_experiment as run_generalisation
 
         logs = {f.name: foreign_logs(f)[:a.foreign_games] for f in FOREIGN} if a.foreign_games else None
         print(run_generalisation(a.games or 150, a.seed + 5000, a.data_dir, a.workers, a.dask, not a.quiet,
                                  a.bootstrap, a.out_dir, logs=logs))
         return
-    from riskcore.experiments.recognition import run_experiment
+    from riskcore.experiments.recognition.focus import run_experiment
 
     path = run_experiment(a.games or 1000, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap,
                           a.out_dir)

@@ -6,9 +6,9 @@ import pytest
 import yaml
 
 from riskcore.engine.config import GameConfig
-from riskcore.experiments.generalisation import FAMILIES, FOREIGN, foreign_logs
-from riskcore.experiments.generalisation import run_experiment as run_generalisation
-from riskcore.experiments.recognition import run_experiment
+from riskcore.experiments.recognition.generalisation import FAMILIES, FOREIGN, foreign_logs
+from riskcore.experiments.recognition.generalisation import run_experiment as run_generalisation
+from riskcore.experiments.recognition.focus import run_experiment
 from riskcore import paths
 from riskcore.experiments import search_cache
 from riskcore.experiments.search import CACHE_NAME, SEARCHES, run_search_experiment

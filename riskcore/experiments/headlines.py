@@ -3,8 +3,8 @@ into the README between its markers)."""
 
 from __future__ import annotations
 
-from riskcore.experiments.generalisation_protocol import NAMED
-from riskcore.experiments.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables, span
+from riskcore.experiments.recognition.protocol import NAMED
+from riskcore.experiments.recognition.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables, span
 from riskcore.experiments.search_report import SearchResults
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.verdicts import direction, pct

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from riskcore.db import query
-from riskcore.experiments import generalisation as g
+from riskcore.experiments.recognition import generalisation as g
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import load_candidates
 from riskcore.recognition.mixture import mixture_posterior
@@ -187,7 +187,7 @@ def test_every_family_gets_its_mission_lean(experiment):
 
 
 def test_a_choice_on_a_grids_edge_widens_the_grid_beyond_it():
-    from riskcore.experiments.generalisation_protocol import axis_values
+    from riskcore.experiments.recognition.protocol import axis_values
 
     grids = {g_: list(specs) for g_, specs in g.GRIDS.items()}
     low_beta = next(s for s in grids["mixture"] if axis_values("mixture", s) == {"beta": 2.5, "temper": 0.5})

@@ -1,6 +1,6 @@
 """`reports/generalisation.md` and the tables the notebooks and the report read from the generalisation tables.
 
-Every number comes from the tables `riskcore.experiments.generalisation` stores; nothing here computes a result.
+Every number comes from the tables `riskcore.experiments.recognition.generalisation` stores; nothing here computes a result.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pandas as pd
 
 from riskcore import paths
 from riskcore.db import query
-from riskcore.experiments.generalisation_protocol import (CEILING, KEY, NAMED, RECOGNISER_NAMES, REFERENCE,
+from riskcore.experiments.recognition.protocol import (CEILING, KEY, NAMED, RECOGNISER_NAMES, REFERENCE,
                                                           UNIFORM_LOSS, YARDSTICK, slow_games)
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.recognition.mission_lean import LEAN_KINDS

@@ -1,5 +1,5 @@
 """The generalisation experiment's protocol: its families, their code lineage, the recognisers it scores and the
-rules that choose settings, name riskcore's recogniser and calibrate it (`riskcore.experiments.generalisation` runs
+rules that choose settings, name riskcore's recogniser and calibrate it (`riskcore.experiments.recognition.generalisation` runs
 it, `generalisation_report` reads its tables). Declared before measuring; the reasons are in that module's
 docstring and in `docs/recognition.md`.
 """

@@ -19,8 +19,8 @@ import pandas as pd
 from riskcore import paths
 from riskcore.engine.config import GameConfig
 from riskcore.db import DataError, query, store_frames
-from riskcore.experiments.generalisation_protocol import NAMED
-from riskcore.experiments.generalisation_report import riskcore_recogniser
+from riskcore.experiments.recognition.protocol import NAMED
+from riskcore.experiments.recognition.generalisation_report import riskcore_recogniser
 from riskcore.recognition.baselines import goal_posterior
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates

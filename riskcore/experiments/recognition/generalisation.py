@@ -45,7 +45,7 @@ import pandas as pd
 from riskcore import paths
 from riskcore.engine.config import GameConfig
 from riskcore.db import store_frames
-from riskcore.experiments.generalisation_protocol import (  # noqa: F401 (the protocol's names, re-exported)
+from riskcore.experiments.recognition.protocol import (  # noqa: F401 (the protocol's names, re-exported)
     BORDERS, CALIBRATION_BINS, CEILING, CLASSIFIER, FAMILIES, FIXED, FOREIGN, GRIDS, KEY, LABELS, NAMED,
     RECOGNISER_NAMES, REFERENCE, WIDEN_ROUNDS, YARDSTICK, Family, all_families, choose, choose_named,
     fit_temperature, fitting_families, per_family_loss, row_metrics, slow_games, training_families, widen)
@@ -273,7 +273,7 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
                    families: tuple[Family, ...] = FAMILIES, logs: dict[str, list[Path]] | None = None) -> Path:
     """Simulate and import the families, score every recogniser, apply the protocol, store the tables and write
     the report. `logs`: the foreign families' logs by family name (default: all of `datasets/domination`)."""
-    from riskcore.experiments.generalisation_report import write_report
+    from riskcore.experiments.recognition.generalisation_report import write_report
 
     simulate_runs(families, games, seed, data_dir, workers, dask, progress)
     import_foreign(logs or {f.name: foreign_logs(f) for f in FOREIGN}, data_dir, workers, progress)
