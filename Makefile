@@ -21,7 +21,7 @@ export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter/runtime
 export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
-.PHONY: help venv browser-deps test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer genetic \
+.PHONY: help venv browser-deps test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer recogniser-model genetic \
 	notebooks bench fuzz lab golden clean-data
 
 help: ## list the targets
@@ -88,6 +88,11 @@ search-full: venv ## the paper-scale search experiment (400 positions, 5 turns, 
 scorer: venv ## refit the search's learned end scorer into models/ (about 20 minutes)
 	$(BIN)/riskcore train-scorer --players 2
 	$(BIN)/riskcore train-scorer --players 3
+
+TRAIN_GAMES ?= 100000
+TRAIN_DATA ?= $(CURDIR)/data/recogniser-training
+recogniser-model: venv ## simulate the training population, name riskcore's recogniser and refit models/evidence*.json (about an hour)
+	RISKCORE_DATA=$(TRAIN_DATA) $(BIN)/riskcore train-recogniser --games $(TRAIN_GAMES)
 
 genetic: venv ## genetic tuning at the reference sizes (3,600 minimax games, 1,000 to validate) -> reports/tables/genetic-reference.md
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml --force
