@@ -275,6 +275,7 @@ def fit_model(x: np.ndarray, truth: np.ndarray, ruled_out: np.ndarray, features:
     the rows' mean log loss."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
+    from threadpoolctl import threadpool_limits
 
     if len(truth) == 0:
         raise ValueError("evidence model: no training rows (no player with a continent card)")
@@ -283,10 +284,12 @@ def fit_model(x: np.ndarray, truth: np.ndarray, ruled_out: np.ndarray, features:
         raise ValueError("evidence model: a player's own card is ruled out in a training row")
     flat = x[keep]
     label = (np.arange(x.shape[1])[None, :] == truth[:, None])[keep]
-    scaler = StandardScaler().fit(flat)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    z = (flat - scaler.mean_) / scale
-    reg = LogisticRegression(C=C, max_iter=2000, tol=1e-8).fit(z, label)
+    # one BLAS thread: sums in one order, so a refit writes the same bytes on any number of cores
+    with threadpool_limits(1):
+        scaler = StandardScaler().fit(flat)
+        scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+        z = (flat - scaler.mean_) / scale
+        reg = LogisticRegression(C=C, max_iter=2000, tol=1e-8).fit(z, label)
     raw = np.full(ruled_out.shape, -np.inf)
     raw[keep] = reg.decision_function(z)
 

@@ -121,3 +121,16 @@ def test_the_committed_model_reads_fresh_mission_play_better_than_uniform(tmp_pa
     last = rows.select(rows.meta.point.to_numpy() == 1.0)
     scores = tr.row_scores(last, tr.card_probs(last, "evidence", ev.load_model("evidence")))
     assert scores.gain.mean() > 0.05, scores.gain.mean()
+
+
+def test_the_population_rows_are_kept_and_read_back_as_they_were(tmp_path, monkeypatch):
+    rows = _rows(50, np.random.default_rng(4), "heuristic", 1.0, True)
+    calls = []
+    monkeypatch.setattr(tr, "collect", lambda *a, **k: calls.append(1) or rows)
+    first = tr.population_rows(1_000, pop.SEED, tmp_path, 1, None, False)
+    again = tr.population_rows(1_000, pop.SEED, tmp_path, 1, None, False)
+    assert len(calls) == 1
+    for a, b in ((first, rows), (again, rows)):
+        assert np.array_equal(a.x, b.x) and np.array_equal(a.card, b.card)
+        assert np.array_equal(a.ruled_out, b.ruled_out) and np.array_equal(a.mixture, b.mixture)
+        assert a.meta.astype(str).equals(b.meta.astype(str))

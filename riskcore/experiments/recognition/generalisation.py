@@ -29,6 +29,7 @@ Writes `reports/generalisation.md` (`generalisation_report`) and the tables `gen
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +46,8 @@ from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.metrics import bootstrap_ci
 from riskcore.recognition.mission_lean import LEAN_KINDS, player_lean
 from riskcore.recognition.pipeline import CHECKPOINTS, ensure_features, ensure_features_many, game_clock_rows, turn_ends
-from riskcore.recognition.recognisers import Recogniser
+from riskcore.recognition.evidence import evidence_posterior, load_model
+from riskcore.recognition.recognisers import Recogniser, calibrated
 from riskcore.simulate import RunSpec, simulate_many
 
 FIXED = {"uniform": "uniform", YARDSTICK: YARDSTICK, REFERENCE: REFERENCE}
@@ -106,6 +108,7 @@ class Run:
         self.name, self.data_dir, self.games = name, data_dir, games
         self._f: Features | None = None
         self._rows: pd.DataFrame | None = None
+        self._posts: dict[str, np.ndarray] = {}
 
     @property
     def f(self) -> Features:
@@ -126,10 +129,26 @@ class Run:
             self._rows = rows[rows.card >= 0].reset_index(drop=True)
         return self._rows
 
+    def full_posterior(self, setting: str) -> np.ndarray:
+        """(N, E) the posterior after every observation, computed once a setting: a stacked evidence model reads
+        the reference's and the mixture's, which are scored here too."""
+        rec = Recogniser.from_spec(setting)
+        setting = rec.setting
+        if setting not in self._posts:
+            if rec.calibration != 1.0:  # the same posterior, tempered: computed once
+                base = self.full_posterior(replace(rec, calibration=1.0).setting)
+                post = calibrated(base, rec.calibration, self.f.hyp.card_of)
+            elif rec.name == "evidence":
+                post = evidence_posterior(self.f, load_model(rec.kwargs["model"]), self.full_posterior)
+            else:
+                post = rec.posterior(self.f, self.name, self.data_dir)
+            self._posts[setting] = post
+        return self._posts[setting]
+
     def posterior(self, setting: str) -> pd.DataFrame:
         """The scored rows with each row's explanation probabilities (`e0`, `e1`, ...) under `setting`."""
         rec = Recogniser.from_spec(setting)
-        post = rec.posterior(self.f, self.name, self.data_dir)
+        post = self.full_posterior(rec.setting)
         rows = self.rows()
         r = rows.row.to_numpy()
         probs = np.where(r[:, None] >= 0, post[np.maximum(r, 0)], rec.prior(self.f.hyp)[None, :])

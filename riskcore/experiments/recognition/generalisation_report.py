@@ -109,9 +109,8 @@ class Tables:
         """Every candidate on every held-out lineage, in-model folds marked."""
         f = pd.DataFrame(self.protocol["folds"])
         f["candidate"] = f.candidate.map(RECOGNISER_NAMES)
-        f["held out"] = f.held_out + np.where(f.in_model, " (in-model)", "")
-        t = f.pivot(index="candidate", columns="held out", values="log_loss_mean").round(3)
-        return t
+        f["cell"] = [f"{v:.3f}" + (" (in-model)" if m else "") for v, m in zip(f.log_loss_mean, f.in_model)]
+        return f.pivot(index="candidate", columns="held_out", values="cell").rename_axis(columns=None)
 
     def gain(self, families: list[str]) -> pd.DataFrame:
         rows = {self.label[f]: {f"{p:.0%}": self.cell(NAMED, f, "gain", p, "+.3f") for p in POINTS}
@@ -162,7 +161,7 @@ class Tables:
                              "riskcore - count": self._verdict_cell(YARDSTICK_NAME, f, "top1", 1.0, n),
                              "riskcore - reference's reading": self._verdict_cell(REFERENCE_NAME, f,
                                                                                   "top1_vs_reading", 1.0, n)})
-        return pd.DataFrame(rows).set_index(["family", "players"])
+        return pd.DataFrame(rows).set_index("family")
 
     def in_model(self, point: float = 1.0) -> pd.DataFrame:
         lean = self.lean.set_index(["family", "kind"]).value

@@ -8,9 +8,10 @@ Declared before anything foreign is scored, and never changed after:
 - Rows: every player holding a continent card, at the reference's game clock's checkpoints (10, 30, 50, 70 and 100%
   of the game's turn ends), after its last observation there (a player not yet observed has no row).
 - Naming: leave-one-lineage-out. Each lineage of decision code (`population.lineage`) is held out in turn: each
-  candidate is fitted on the other lineage's players and scored on the held-out one's; the named recogniser has
-  the lowest mean held-out log loss (games weighted equally, both folds pooled), and the paired bootstrap interval
-  (over games) of its difference to each other candidate is reported with the choice.
+  candidate is fitted on the other lineage's players and scored on the held-out one's. The candidates are compared
+  on the held-out lineages none of them shares code with (`SHARES_CODE`, `naming_folds`): the named recogniser has
+  the lowest mean held-out log loss there (games weighted equally), and the paired bootstrap interval (over games)
+  of its difference to each other candidate is reported with the choice.
 - The named recogniser is then fitted on the whole population; its models are written to `models/` with the
   recipe (`population.recipe`) and a digest, and the protocol's tables beside them (`PROTOCOL_FILE`).
 - Learning curve: the evidence models fitted on the first 10^3, 10^4, 10^5 games of the population (a prefix of
@@ -46,6 +47,7 @@ CURVE_SIZES = (1_000, 10_000, 100_000)
 DEVELOPMENT = {"fork-ai w100": ("fork-ai", 100), "fork-ai w4": ("fork-ai", 4), "domination corpus": ("corpus", 0)}
 PROTOCOL_FILE = "recogniser-protocol.json"
 ROW_CHUNK = 100  # games a task
+ROWS_VERSION = 1  # of what `chunk_rows` computes: a change makes the cached rows stale
 UNIFORM_LOSS = float(np.log(6))
 
 
@@ -139,9 +141,7 @@ def mixture_temperature(rows: Rows) -> float:
 def card_probs(rows: Rows, candidate: str, fitted) -> np.ndarray:
     """(R, C) a candidate's card probabilities on `rows` (`fitted`: its model, or the mixture's temperature)."""
     if candidate == "mixture":
-        logp = np.log(np.clip(rows.mixture, 1e-300, 1)) / fitted
-        return np.exp(logp - logp.max(axis=1, keepdims=True)) / np.exp(
-            logp - logp.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)
+        return ev.softmax_cards(np.log(np.clip(rows.mixture, 1e-300, 1)), np.zeros(rows.mixture.shape, bool), fitted)
     return fitted.card_posterior(rows.features(fitted.features), rows.ruled_out)
 
 
@@ -262,12 +262,13 @@ def import_development(data_dir: Path | None, workers: int | None, progress: boo
 
 def population_rows(games: int, seed: int, data_dir: Path | None, workers: int | None, dask: str | None,
                     progress: bool) -> Rows:
-    """The population's rows, kept in the data directory's cache (keyed by the recipe and the feature code):
+    """The population's rows, kept in the data directory's cache (keyed by the recipe, the feature code and
+    `ROWS_VERSION`):
     fitting again, or scoring more families, needs no second pass over the games."""
     import hashlib
 
-    key = hashlib.sha256((json.dumps(recipe(games, seed), sort_keys=True)
-                          + Path(ev.__file__).read_text() + Path(__file__).read_text()).encode()).hexdigest()[:16]
+    key = hashlib.sha256((json.dumps([recipe(games, seed), STACKED, ROWS_VERSION], sort_keys=True)
+                          + Path(ev.__file__).read_text()).encode()).hexdigest()[:16]
     path = paths.cache_dir(data_dir) / f"evidence-rows-{key}.npz"
     if path.is_file():
         with np.load(path, allow_pickle=False) as z:
@@ -277,10 +278,15 @@ def population_rows(games: int, seed: int, data_dir: Path | None, workers: int |
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
     np.savez(tmp, x=rows.x, card=rows.card, ruled_out=rows.ruled_out, mixture=rows.mixture,
-             **{f"meta_{c}": rows.meta[c].to_numpy().astype(str if rows.meta[c].dtype == object else None)
-                for c in ROW_META})
+             **{f"meta_{c}": _plain_column(rows.meta[c]) for c in ROW_META})
     tmp.replace(path)
     return rows
+
+
+def _plain_column(column: pd.Series) -> np.ndarray:
+    """A column as numpy can save it without pickling: text as unicode, numbers as they are."""
+    values = column.to_numpy()
+    return values.astype(str) if values.dtype == object else values
 
 
 ROW_META = ("run", "game_id", "player", "point", "agent", "lineage", "n_players")
