@@ -123,11 +123,11 @@ def test_a_fuzzed_game_is_reproducible_from_its_seed():
 
 
 def test_the_checker_accepts_the_retreats_of_a_recorded_game_and_refuses_a_stray_one():
-    from riskcore.domination import ImportSummary, MISSIONS_6, Replayer, read_lines, split_games
+    from riskcore.domination import ImportSummary, Replayer, read_lines, split_games
     from riskcore.paths import datasets_dir
 
     log = datasets_dir() / "domination" / "corpus" / "dom-000-3p.log.gz"
-    game = Replayer(log, split_games(read_lines(log))[0], ImportSummary(), MISSIONS_6, False,
+    game = Replayer(log, split_games(read_lines(log))[0], ImportSummary(), None, False,
                     "classic-domination-81").play().record
     config, rows = game.state.config, game.state.log
     assert sum(r[F["kind"]] == "retreat" for r in rows) > 0
