@@ -3,6 +3,8 @@ a turn, every living seat once anyone is out) and "mover" (the program Dominatio
 placements, occupations and fortifications, all territories first); each position played by the reference and by
 the kernel's branches of `step` alike."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -162,9 +164,16 @@ def test_an_unknown_win_test_is_refused_naming_the_field():
 
 
 def test_the_default_win_test_is_left_out_of_the_recorded_config_and_read_back_as_the_default():
-    import json
-
     assert "win_test" not in json.loads(GameConfig().to_json())
     assert json.loads(GameConfig(win_test="mover").to_json())["win_test"] == "mover"
     for config in (GameConfig(), GameConfig(win_test="mover", n_players=3)):
         assert GameConfig.from_dict(json.loads(config.to_json())) == config
+
+
+def test_a_simulated_run_of_the_default_rules_records_its_config_as_before():
+    from riskcore.simulate import RunSpec
+
+    spec = json.loads(RunSpec("r", 1, GameConfig(), ("mission",), 0).to_json())
+    assert "win_test" not in spec["config"]
+    assert json.loads(RunSpec("r", 1, GameConfig(win_test="mover"), ("mission",), 0).to_json())["config"][
+        "win_test"] == "mover"

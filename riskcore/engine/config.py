@@ -73,12 +73,16 @@ class GameConfig:
     def armies_per_player(self) -> int:
         return self.starting_armies or STARTING_ARMIES[self.n_players]
 
-    def to_json(self) -> str:
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as recorded (`WRITTEN_WHEN_SET` left out at their default); `from_dict` reads it back."""
         data = asdict(self)
         for name in WRITTEN_WHEN_SET:
             if data[name] == type(self).__dataclass_fields__[name].default:
                 del data[name]
-        return json.dumps(data, sort_keys=True)
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameConfig":
