@@ -101,8 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("format", choices=["domination"], help="the recording program: Domination's command logs")
     im.add_argument("logs", nargs="+", type=Path, metavar="LOG", help=".log or .log.gz files (one or more games each)")
     im.add_argument("--run", required=True, help="run name (replaces an existing run of that name)")
-    im.add_argument("--missions", type=int, choices=[6, 14], default=6,
-                    help="the recording program's mission list: the 6 continent missions or all 14")
+    im.add_argument("--missions", type=int, choices=[6, 14], default=None,
+                    help="the recording program's mission list: the 6 continent missions or its full list "
+                         "(default: read from each log, which is refused when it cannot be told)")
     im.add_argument("--drop-empty-battles", action="store_true",
                     help="drop battles retreated before any roll (kept by default as failed attacks)")
     im.add_argument("--borders", type=int, choices=[81, 82, 83], default=83,
@@ -357,6 +358,7 @@ def cmd_import(a) -> None:
     print(f"run(s) {runs} on the {a.borders}-border map: {summary.games} game(s) from {len(a.logs)} log(s); "
           f"battles retreated before any roll: {summary.empty_battles} "
           f"({'dropped' if a.drop_empty_battles else 'kept'}); ignored commands: {ignored}; "
+          f"mission games dealt from the program's full mission list: {summary.full_list}; "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if summary.skipped:
         print(f"skipped {len(summary.skipped)} game(s) that do not replay:")
