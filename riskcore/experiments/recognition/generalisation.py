@@ -73,14 +73,20 @@ def foreign_logs(family: Family, data_dir: Path | None = None, games: int = PEER
     return sorted(folder.glob(pattern))
 
 
+PEER_SEED = 20_000  # Domination's AI: the seeds of its development games (none of the regression set's)
+
+
 def peer_logs(data_dir: Path | None, games: int) -> list[Path]:
-    """Domination's own AI in mission mode, `games` games split over 3 to 6 seats, played by the program where it
-    is found (`domination_peer`); none where Java or the program is missing."""
+    """Domination's own AI in mission mode, `games` games split evenly over 3 to 6 seats (seeds from
+    `PEER_SEED`), played by the program where it is found (`domination_peer`); none where Java or the program is
+    missing."""
+    from riskcore.domination_peer import SEATS, PeerMissing, play_peer_games
+
+    folder = paths.data_dir(data_dir) / "peer-logs"
     try:
-        from riskcore.domination_peer import peer_mission_logs
-    except ImportError:
+        return [log for k in SEATS for log in play_peer_games(folder, max(1, games // len(SEATS)), PEER_SEED, k)]
+    except PeerMissing:
         return []
-    return peer_mission_logs(paths.data_dir(data_dir) / "peer-logs", games)
 
 
 def import_foreign(logs: dict[str, list[Path]], data_dir: Path | None, workers: int | None, progress: bool
@@ -92,8 +98,7 @@ def import_foreign(logs: dict[str, list[Path]], data_dir: Path | None, workers: 
     for family in FOREIGN:
         if not logs.get(family.name):
             continue
-        missions = 14 if family.source == "peer" else 6
-        import_logs(logs[family.name], family.run, data_dir, borders=BORDERS[family.source], missions=missions)
+        import_logs(logs[family.name], family.run, data_dir, borders=BORDERS[family.source])
         ensure_features(family.run, "cards6", data_dir, rebuild=True, workers=workers, progress=progress)
         imported.append(family)
     return imported

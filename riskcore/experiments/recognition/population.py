@@ -2,7 +2,8 @@
 known, from a population wide enough to hold the styles it will meet.
 
 Settings: 3 to 6 players; fixed and escalating card values; the classic map with classic rules, and the
-Domination program's 82- and 81-border maps with its rules (`domination.program_rules`). Seats, drawn per run
+Domination program's 82- and 81-border maps with its card and trade rules (`domination.program_rules`; riskcore's
+turn cap and win test). Seats, drawn per run
 from the pools below with the run's own seed:
 
 - mission-following play from the heuristic agents' code (`HEURISTIC_FOLLOWING`): the `mission` agent over focus
@@ -70,9 +71,12 @@ class Cell:
             return GameConfig(n_players=self.n_players, mode="mission", card_values=self.cards)
         from riskcore.domination import BORDERS, program_rules
 
-        # the program's rules, with riskcore's turn cap (a recorded game needs none; a simulated one does)
+        # the program's map, card and trade rules, with riskcore's turn cap (a recorded game needs none; a
+        # simulated one does) and riskcore's win test (the program's differs only when a third seat eliminates a
+        # destroy mission's target, and no continent card is scored on such a seat)
+        default = GameConfig()
         return replace(program_rules(self.n_players, "mission", self.cards, BORDERS[self.borders]),
-                       turn_cap=GameConfig().turn_cap)
+                       turn_cap=default.turn_cap, win_test=default.win_test)
 
 
 def seats(rng: np.random.Generator, n_players: int, lineage_name: str) -> tuple[str, ...]:

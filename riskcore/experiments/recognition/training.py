@@ -44,7 +44,8 @@ SHARES_CODE = {"evidence": (), "evidence-stacked": ("heuristic",), "mixture": ("
 MODELS = {"evidence": ev.BASE_FEATURES, "evidence-stacked": ev.BASE_FEATURES + ev.STACKED_FEATURES}
 STACKED = dict(ev.STACKED_SPECS)
 CURVE_SIZES = (1_000, 10_000, 100_000)
-DEVELOPMENT = {"fork-ai w100": ("fork-ai", 100), "fork-ai w4": ("fork-ai", 4), "domination corpus": ("corpus", 0)}
+DEVELOPMENT = {"fork-ai w100": ("fork-ai", 100), "fork-ai w4": ("fork-ai", 4), "domination corpus": ("corpus", 0),
+               "domination ai": ("peer", 0)}
 PROTOCOL_FILE = "recogniser-protocol.json"
 ROW_CHUNK = 100  # games a task
 ROWS_VERSION = 1  # of what `chunk_rows` computes: a change makes the cached rows stale
@@ -237,10 +238,28 @@ def simulate_population(games: int, data_dir: Path | None, workers: int | None, 
     cells = population(games, seed)
     specs = [RunSpec(c.run, c.games, c.config, c.agents, c.seed,
                      chunk=min(default_chunk(c.games), 25 if c.lineage == "random" else 250)) for c in cells]
-    simulate_many(specs, data_dir, workers, dask, progress, desc="simulate population")
-    ensure_features_many([c.run for c in cells], "cards6", data_dir, rebuild=True, workers=workers,
-                         dask_address=dask, progress=progress)
+    there = runs_already_there(specs, data_dir)
+    todo = [s for s in specs if s.run not in there]
+    if todo:
+        simulate_many(todo, data_dir, workers, dask, progress, desc="simulate population")
+        ensure_features_many([s.run for s in todo], "cards6", data_dir, rebuild=True, workers=workers,
+                             dask_address=dask, progress=progress)
+    ensure_features_many(sorted(there), "cards6", data_dir, workers=workers, dask_address=dask, progress=progress)
     return [c.run for c in cells]
+
+
+def runs_already_there(specs: list, data_dir: Path | None) -> set[str]:
+    """The runs of `specs` the data directory holds already, simulated from the same spec by this engine version
+    (a population grown or changed in part plays only what is new)."""
+    from riskcore import ENGINE_VERSION
+    from riskcore.db import DataError, query
+
+    try:
+        held = query("SELECT run, config, engine_version FROM runs", [], data_dir)
+    except (DataError, Exception):  # no database or no runs yet
+        return set()
+    have = dict(zip(held.run, zip(held.config, held.engine_version)))
+    return {s.run for s in specs if have.get(s.run) == (s.to_json(), ENGINE_VERSION)}
 
 
 def import_development(data_dir: Path | None, workers: int | None, progress: bool) -> dict[str, str]:
@@ -249,10 +268,17 @@ def import_development(data_dir: Path | None, workers: int | None, progress: boo
     from riskcore.experiments.recognition.protocol import BORDERS
     from riskcore.recognition.pipeline import ensure_features
 
+    from riskcore.experiments.recognition.generalisation import PEER_GAMES, peer_logs
+
     runs = {}
     for family, (source, weight) in DEVELOPMENT.items():
-        folder = paths.datasets_dir() / "domination" / source
-        logs = sorted(folder.glob(f"fork-w{weight}-*.log.gz" if weight else "*.log.gz"))
+        if source == "peer":
+            logs = peer_logs(data_dir, PEER_GAMES)
+            if not logs:  # Domination's AI cannot be played here
+                continue
+        else:
+            folder = paths.datasets_dir() / "domination" / source
+            logs = sorted(folder.glob(f"fork-w{weight}-*.log.gz" if weight else "*.log.gz"))
         run = "dev-" + family.replace(" ", "-")
         import_logs(logs, run, data_dir, borders=BORDERS[source])
         ensure_features(run, "cards6", data_dir, rebuild=True, workers=workers, progress=progress)
