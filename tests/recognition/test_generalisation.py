@@ -58,23 +58,6 @@ def test_tempering_moves_the_mixture_posterior_towards_the_prior(small_run):
         mixture_posterior(f, c, starts, 10, 0.05, 0.5, temper=1.5)
 
 
-def test_tempering_moves_the_mixture_posterior_towards_the_prior(small_run):
-    ensure_features("mixed", "cards6", small_run, workers=1)
-    f = load_features("mixed", "cards6", small_run)
-    c = load_candidates(f, "mixed", small_run)
-    starts = group_starts(f)
-    prior = f.hyp.prior
-    full = mixture_posterior(f, c, starts, 10, 0.05, 0.5, temper=1.0)
-    half = mixture_posterior(f, c, starts, 10, 0.05, 0.5, temper=0.25)
-
-    def distance(post):  # mean KL(post || prior)
-        return np.mean(np.sum(post * (np.log(np.clip(post, 1e-300, 1)) - np.log(prior)), axis=1))
-
-    assert distance(half) < distance(full)
-    with pytest.raises(ValueError, match="temper"):
-        mixture_posterior(f, c, starts, 10, 0.05, 0.5, temper=1.5)
-
-
 def test_card_probabilities_summed_past_one_by_rounding_are_clipped():
     card_of = np.array([0, 0, 1])
     scores = pd.DataFrame({"e0": [0.6000000000000001], "e1": [0.4000000000000001], "e2": [0.0], "card": [0],
