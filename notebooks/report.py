@@ -276,6 +276,7 @@ figure("generalisation-learning-curve", "The learned models fitted on 10^3, 10^4
        "Two line charts against the number of training games, one line per family and model.")
 table("generalisation-curve")
 say("**Where riskcore's recogniser loses** (every comparison decided against it):\n\n" + "\n".join(gen.losses()))
+say("**What it means.** " + gen.meaning())
 say(f"""
 **How much the play shows.** A measure of the play itself, which no recogniser's model enters: a player's mission
 lean is the share of its actions of a kind landing in its own card's named continents, less the mean share over the

@@ -41,6 +41,7 @@ from riskcore.db import query, store_frames
 from riskcore.experiments.recognition.protocol import (  # noqa: F401 (the protocol's names, re-exported)
     BORDERS, CALIBRATION_BINS, FAMILIES, FOREIGN, KEY, LABELS, NAMED, RECOGNISER_NAMES, REFERENCE, YARDSTICK,
     Family, all_families, candidate_specs, row_metrics, slow_games)
+from riskcore.experiments.recognition.peer_family import PEER_GAMES, peer_logs
 from riskcore.experiments.recognition.training import load_protocol
 from riskcore.recognition.features import Features, load_features
 from riskcore.recognition.metrics import bootstrap_ci
@@ -51,7 +52,6 @@ from riskcore.recognition.recognisers import Recogniser, calibrated
 from riskcore.simulate import RunSpec, simulate_many
 
 FIXED = {"uniform": "uniform", YARDSTICK: YARDSTICK, REFERENCE: REFERENCE}
-PEER_GAMES = 200  # Domination's own AI: games of 3 to 6 seats played fresh for the experiment
 
 
 def simulate_runs(families: tuple[Family, ...], games: int, seed: int, data_dir: Path | None, workers: int | None,
@@ -71,22 +71,6 @@ def foreign_logs(family: Family, data_dir: Path | None = None, games: int = PEER
     folder = paths.datasets_dir() / "domination" / family.source
     pattern = f"fork-w{family.weight}-*.log.gz" if family.weight else "*.log.gz"
     return sorted(folder.glob(pattern))
-
-
-PEER_SEED = 20_000  # Domination's AI: the seeds of its development games (none of the regression set's)
-
-
-def peer_logs(data_dir: Path | None, games: int) -> list[Path]:
-    """Domination's own AI in mission mode, `games` games split evenly over 3 to 6 seats (seeds from
-    `PEER_SEED`), played by the program where it is found (`domination_peer`); none where Java or the program is
-    missing."""
-    from riskcore.domination_peer import SEATS, PeerMissing, play_peer_games
-
-    folder = paths.data_dir(data_dir) / "peer-logs"
-    try:
-        return [log for k in SEATS for log in play_peer_games(folder, max(1, games // len(SEATS)), PEER_SEED, k)]
-    except PeerMissing:
-        return []
 
 
 def import_foreign(logs: dict[str, list[Path]], data_dir: Path | None, workers: int | None, progress: bool

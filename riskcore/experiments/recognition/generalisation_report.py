@@ -225,6 +225,22 @@ class Tables:
                           else undecided(int(r.games), r.ci_low, r.ci_high) + "."))
         return out
 
+    def meaning(self) -> str:
+        """What the comparisons at 100% of the game say, tallied from their verdicts over other programs' play."""
+        def tally(b: str, metric: str) -> str:
+            words = [direction(d.ci_low, d.ci_high) for d in (self.diff(b, f, metric) for f in self.foreign)
+                     if not np.isnan(d.difference)]
+            return (f"decided higher on {words.count('higher')}, decided lower on {words.count('lower')} and not "
+                    f"decided on {words.count('not decided')} of {len(words)}")
+
+        gains = [self.row(NAMED, f, "gain") for f in self.foreign]
+        below = sum(r.ci_high < 0 for r in gains)
+        return (f"Against the placement count, riskcore's recogniser is {tally(YARDSTICK_NAME, 'top1')} families of "
+                f"other programs' play; against the reference's published reading it is "
+                f"{tally(REFERENCE_NAME, 'top1_vs_reading')}. Its gain over uniform is decided below 0 on {below} of "
+                f"{len(gains)}. A claim that riskcore reads missions better than these baselines holds only where "
+                "it is decided higher; elsewhere the evidence does not separate them, or goes against it.")
+
     def losses(self) -> list[str]:
         """Where riskcore's recogniser is decided worse than the count or the reference, at any checkpoint, and
         where its gain over uniform is decided below 0."""

@@ -267,8 +267,7 @@ def import_development(data_dir: Path | None, workers: int | None, progress: boo
     from riskcore.domination import import_logs
     from riskcore.experiments.recognition.protocol import BORDERS
     from riskcore.recognition.pipeline import ensure_features
-
-    from riskcore.experiments.recognition.generalisation import PEER_GAMES, peer_logs
+    from riskcore.experiments.recognition.peer_family import PEER_GAMES, peer_logs
 
     runs = {}
     for family, (source, weight) in DEVELOPMENT.items():
