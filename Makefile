@@ -41,10 +41,10 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 test: venv ## run the whole test suite (slow experiments run in their small versions)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q
 
 test-slow: venv ## run the long versions of the slow experiments too
-	$(BIN)/python -m pytest -n 2 -q -m "slow or not slow"
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q -m "slow or not slow"
 
 data: venv ## simulate the default dataset into data/ and register it in DuckDB
 	$(STEP) data -- $(BIN)/riskcore simulate --run default --games $(GAMES) --players 4 --mode mission --agents $(AGENTS) --seed $(SEED)
