@@ -14,6 +14,7 @@ from riskcore.explore.frames import GameFrames
 from riskcore.render import arrow_ends, dot_sizes, draw_map, player_legend
 
 BOARD_INCHES, BOARD_DPI = (6.0, 4.2), 90  # 540 x 378 px: beside the beliefs in Lab's notebook on a 1400 px screen
+BOARD_PIXELS = (round(BOARD_INCHES[0] * BOARD_DPI), round(BOARD_INCHES[1] * BOARD_DPI))  # the PNG's width, height
 
 
 class BoardPicture:
