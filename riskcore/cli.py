@@ -227,7 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
     b.add_argument("--settings", type=_positive, default=100)
     b.add_argument("--explore", metavar="RUN", default=None,
-                   help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
+                   help="instead: the game explorer's time to open RUN's longest game, to redraw per slider move "
+                        "and to switch games")
+    b.add_argument("--notebooks", nargs="*", default=None, metavar="NAME",
+                   help="instead: every notebook (or those NAMEs) executed on the database, each in a fresh process, "
+                        "with its kernel's peak memory and slowest cell (written to notebooks.md)")
     b.add_argument("--recognition-memory", type=_positive, nargs="?", const=500, default=None, metavar="GAMES",
                    help="instead: peak memory of every recogniser on one simulated run of GAMES (default 500) "
                         "six-player games (default agents)")
@@ -551,6 +555,11 @@ def cmd_bench(a) -> None:
         from riskcore.experiments.bench_memory import bench_recognition_memory
 
         print(bench_recognition_memory(a.recognition_memory, out_dir=a.out_dir).to_string(index=False))
+        return
+    if a.notebooks is not None:
+        from riskcore.experiments.bench_notebooks import BENCHED, bench_notebooks
+
+        print(bench_notebooks(tuple(a.notebooks) or BENCHED, a.data_dir, a.out_dir).to_string(index=False))
         return
     if a.explore:
         print(bench_explore(a.explore, data_dir=a.data_dir, out_dir=a.out_dir).to_string(index=False))
