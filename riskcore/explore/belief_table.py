@@ -110,7 +110,7 @@ class BeliefTable:
         for r, card in enumerate(self.rows):
             outside = card in self.outside
             name = readable_card(card) + (' <span style="color:#777">(not a hypothesis)</span>' if outside else "")
-            cells = [f'<th style="text-align:left;font-weight:normal;padding:2px 6px 2px 0;white-space:nowrap">'
+            cells = [f'<th style="text-align:left;font-weight:normal;padding:2px 6px 2px 0;min-width:90px">'
                      f'{name}</th>']
             for p in range(len(f.players)):
                 true = f.players.mission.iat[p] == card
@@ -131,6 +131,6 @@ class BeliefTable:
             body.append(f"<tr>{''.join(cells)}</tr>")
         caption = (f"P(card) after turn {int(turn)}, {html.escape(label(self.setting))}" if self.setting else
                    "no recogniser's posteriors for this run")
-        return (f'<div style="font-size:12px;line-height:1.25"><div style="margin-bottom:3px">{caption}; '
-                'boxed: the true card</div><table style="border-collapse:separate;border-spacing:1px;'
+        return (f'<div style="font-size:12px;line-height:1.25;overflow-x:auto"><div style="margin-bottom:3px">'
+                f'{caption}; boxed: the true card</div><table style="border-collapse:separate;border-spacing:1px;'
                 f'font-size:12px">{self.header}{"".join(body)}</table></div>')

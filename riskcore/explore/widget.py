@@ -70,8 +70,9 @@ class GameExplorer:
         # the image at the picture's own size: a flex row would otherwise stretch it to the row's height
         self.board_image = w.Image(format="png", layout=w.Layout(width=f"{width}px", height=f"{height}px",
                                                                   align_self="flex-start", flex="0 0 auto"))
-        self.beliefs = w.HTML()
-        self.log = w.HTML()
+        self.beliefs, self.log = w.HTML(), w.HTML()
+        for box, name in ((self.board_image, "board"), (self.beliefs, "beliefs"), (self.log, "events")):
+            box.add_class(f"riskcore-{name}")  # for the browser test
         self.error = w.HTML()
         self.note = w.HTML(f"<small>{len(believed)} of {len(runs)} runs have posteriors"
                            + (f" ({', '.join(believed[:6])}{', ...' if len(believed) > 6 else ''})" if believed else
@@ -87,8 +88,9 @@ class GameExplorer:
         self.forward.on_click(lambda _: self._safely(lambda: self.move(1)))
         controls = w.VBox([w.HBox([self.run_box, self.game_box, self.missions_box]), self.setting_box,
                            w.HBox([self.back, self.slider, self.forward]), self.note, self.error])
-        side = w.VBox([self.beliefs, self.log], layout=w.Layout(width="500px", flex="0 1 auto"))
-        # side by side; on a narrow screen the beliefs wrap below the board instead of shrinking
+        # beside the board in the room it leaves (Lab's file browser open or not); below it on a narrow screen
+        side = w.VBox([self.beliefs, self.log], layout=w.Layout(flex="1 1 360px", min_width="360px",
+                                                                 max_width="560px"))
         self.widget = w.VBox([controls, w.HBox([self.board_image, side],
                                                layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))])
         self.widget.add_class("riskcore-explorer")  # for the browser test's measure of the whole explorer
