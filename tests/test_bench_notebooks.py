@@ -6,7 +6,7 @@ import pytest
 
 from riskcore.experiments.bench_memory import peak_mb
 from riskcore.experiments.bench_notebooks import bench_notebooks, database_size
-from tests.test_explore import build_bulk_data
+from tests.test_explore import shared_bulk_data
 
 # what the explore notebook's tour once ran: every window posterior with its run's config, into pandas
 WHOLE_TABLE = """
@@ -19,7 +19,7 @@ query('''SELECT po.*, p.mission, r.config FROM posteriors po JOIN players p USIN
 
 @pytest.fixture(scope="module")
 def bulk_data(tmp_path_factory):
-    return build_bulk_data(tmp_path_factory.mktemp("bulk"))
+    return shared_bulk_data(tmp_path_factory)
 
 
 def test_the_explore_notebook_runs_in_a_fraction_of_what_a_whole_table_load_takes(bulk_data, tmp_path):

@@ -74,6 +74,34 @@ def build_bulk_data(data, games: int = 700):
                      enumerate(("uniform", "goal:temperature=0.1")))
 
 
+def shared_bulk_data(tmp_path_factory) -> tuple:
+    """`build_bulk_data` once per test session, whichever pytest-xdist worker asks first (the others wait for it):
+    (data directory, posterior rows written). Tests only read it."""
+    import os
+    import time
+
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the workers of one run share their base folder's parent
+    root = tmp_path_factory.getbasetemp().parent / f"bulk-{run}" if run else tmp_path_factory.getbasetemp() / "bulk"
+    data, rows = root / "data", root / "rows"
+    try:
+        root.mkdir(parents=True)  # the one that creates the folder builds the data
+    except FileExistsError:
+        deadline = time.monotonic() + 900
+        while not rows.exists():
+            if (root / "failed").exists() or time.monotonic() > deadline:
+                raise RuntimeError(f"another worker did not build {data}")
+            time.sleep(1)
+        return data, int(rows.read_text())
+    data.mkdir()
+    try:
+        _, n = build_bulk_data(data)
+    except BaseException:
+        (root / "failed").touch()
+        raise
+    rows.write_text(str(n))
+    return data, n
+
+
 @pytest.fixture(scope="module")
 def explore_data(tmp_path_factory):
     return build_explore_data(tmp_path_factory.mktemp("explore"))
