@@ -510,3 +510,25 @@ def test_the_game_length_boxes_are_the_games_quantiles(explore_data):
         assert boxes.games[name] == len(t)
         assert np.allclose(boxes.loc[name, ["q05", "q25", "q50", "q75", "q95"]].astype(float),
                            np.quantile(t, [0.05, 0.25, 0.5, 0.75, 0.95]))
+
+
+def test_the_board_drawn_over_its_cached_map_looks_as_the_whole_figure_drawn(explore_data):
+    """The borders and names are rendered once; each event's picture lays them with the armies as a whole draw
+    of the figure stacks them (names over circles, the arrow over names)."""
+    import io
+
+    from PIL import Image
+
+    from riskcore.explore import load_frames
+    from riskcore.explore.board_picture import BoardPicture
+
+    f = load_frames("explore", 0, explore_data)
+    picture = BoardPicture(f)
+    k = int((f.events.kind == "attack").to_numpy().nonzero()[0][-1])  # an arrow too
+    fast = np.asarray(Image.open(io.BytesIO(picture.show(k))).convert("RGB"), dtype=float)
+    whole = io.BytesIO()
+    picture.fig.savefig(whole, format="png")
+    whole = np.asarray(Image.open(whole).convert("RGB"), dtype=float)
+    assert fast.shape == whole.shape and picture.arrow.get_visible()
+    differ = np.abs(fast - whole).max(axis=2)
+    assert differ.mean() < 0.5 and (differ > 40).mean() < 0.001, (differ.mean(), (differ > 40).mean())

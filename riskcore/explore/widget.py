@@ -11,7 +11,7 @@ import traceback
 
 import numpy as np
 
-from riskcore.db import query, run_source
+from riskcore.db import query, reading, run_source
 from riskcore.explore.belief_table import BeliefTable
 from riskcore.explore.beliefs import has_table
 from riskcore.explore.board_picture import BOARD_PIXELS, BoardPicture
@@ -124,22 +124,27 @@ class GameExplorer:
         start = time.perf_counter()
         self._busy = True
         try:
-            run = self.run_box.value
-            last, settings = self.offers(run)
-            self.game_box.max = last
-            self.frames = load_frames(run, int(min(self.game_box.value, last)), self.data_dir)
+            with reading(self.data_dir):  # the game's reads share one connection
+                run = self.run_box.value
+                last, settings = self.offers(run)
+                self.game_box.max = last
+                self.frames = load_frames(run, int(min(self.game_box.value, last)), self.data_dir)
+                setting = self._setting if self._setting in settings else default_setting(settings)
+                self.table = BeliefTable(self.frames, setting, self.data_dir)
             with self.slider.hold_trait_notifications():
                 self.slider.max = self.frames.n_events - 1
                 self.slider.value = min(self.slider.value, self.slider.max)
-            self.picture = BoardPicture(self.frames, self.missions_box.value)
+            if getattr(self, "picture", None) is not None and self.picture.board.name == self.frames.board.name:
+                self.picture.use(self.frames, self.missions_box.value)  # the same map: drawn already
+            else:
+                self.picture = BoardPicture(self.frames, self.missions_box.value)
             if settings:
                 self.setting_box.options = [(label(s), s) for s in settings]
-                self.setting_box.value = self._setting if self._setting in settings else default_setting(settings)
+                self.setting_box.value = setting
             else:
                 self.setting_box.options = [(no_posteriors(run), NONE)]
                 self.setting_box.value = NONE
             self.setting_box.disabled = not settings
-            self.table = BeliefTable(self.frames, self.setting_box.value or None, self.data_dir)
         finally:
             self._busy = False
         self.show()
