@@ -24,7 +24,7 @@
 
 # %% tags=["parameters"]
 run: str = ""  # the run to open first; empty: the first run with posteriors (else the first run in the database)
-game: int = 0
+game: int = 0  # the game to open first, by its number in the run (past the run's last: its last)
 setting: str = ""  # the recogniser whose posteriors are shown; empty: the best one stored for the run
 
 # %%

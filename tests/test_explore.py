@@ -137,6 +137,13 @@ def test_the_explorer_opens_an_imported_game_and_refuses_an_empty_database(explo
         GameExplorer(data_dir=tmp_path / "empty")
 
 
+def test_the_explorer_refuses_a_run_the_database_does_not_hold(explore_data):
+    from riskcore.explore import GameExplorer
+
+    with pytest.raises(ValueError, match="no run 'rec-test-f9'.*explore"):
+        GameExplorer("rec-test-f9", 0, data_dir=explore_data)
+
+
 def test_the_explore_notebook_runs_the_tour_on_the_database(explore_data, tmp_path, monkeypatch):
     from riskcore.experiments.report import run_notebook
 

@@ -44,7 +44,7 @@ class GameExplorer:
     `load_seconds` each load of a game (its reads, replay and first drawing).
 
     With no `run`, it opens a run that has posteriors, so the belief charts show something; the note above the
-    board says which runs have them."""
+    board says which runs have them; a named run the database does not hold is refused."""
 
     def __init__(self, run: str | None = None, game: int = 0, setting: str | None = None, data_dir=None):
         import ipywidgets as w
@@ -53,8 +53,11 @@ class GameExplorer:
         runs = list(query("SELECT run FROM runs ORDER BY run", data_dir=data_dir).run)
         if not runs:
             raise ValueError("the database holds no run: simulate or import one first")
+        if run is not None and run not in runs:
+            raise ValueError(f"no run {run!r} in the database (runs: {', '.join(runs[:10])}"
+                             f"{', ...' if len(runs) > 10 else ''})")
         believed = [r for r in runs_with_posteriors(data_dir) if r in runs]
-        first = run if run in runs else (believed or runs)[0]
+        first = run if run is not None else (believed or runs)[0]
         self._busy = True  # no callback draws until the first load has set everything up
         self._offers: dict[str, tuple[int, list[str]]] = {}  # per run: its last game and its recognisers
         self.run_box = w.Dropdown(options=[(f"{r} (posteriors)" if r in believed else r, r) for r in runs],
