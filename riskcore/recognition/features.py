@@ -39,8 +39,8 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.engine.battle import win_probability_table
 from riskcore.engine.board import load_board
 from riskcore.engine.chance import TraceError
-from riskcore.db import (DataError, generation, publish_run, query, query_arrays, reading, run_config, run_source,
-                         stale_sources)
+from riskcore.db import (DamagedFile, DataError, StaleData, generation, publish_run, query, query_arrays, reading,
+                         run_config, run_source, stale_sources)
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import parquet_bytes, write_bytes, write_parquet
@@ -602,13 +602,15 @@ def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, ga
         # in the files' order: sorting the N x E rows in the query took most of a chunk's read
         pend = query_arrays(f"SELECT {', '.join(PENDING_KEYS + MATRICES)} FROM "
                             f"{run_source('rec_pending', run, data_dir, games)} WHERE {where}", params, data_dir)
+    except DamagedFile:
+        raise
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
                         f"(it builds them): {exc}") from None
     if obs.empty:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
     if features_stale(run, data_dir):
-        raise DataError(f"the recognition features of run {run!r} were built from an earlier version of its games: "
+        raise StaleData(f"the recognition features of run {run!r} were built from an earlier version of its games: "
                         f"rebuild them with `riskcore recognize --run {run} --rebuild-features`")
     mats = _pending_matrices(pend, obs, hyp.size, run)
     obs["kind_code"] = kind_codes(obs.kind)

@@ -17,8 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.db import (DataError, generation, query, reading, run_config, run_source, stale_sources,
-                         store_frames_many)
+from riskcore.db import (DamagedFile, DataError, StaleData, generation, query, reading, run_config, run_source,
+                         sources_of, stale_sources, store_frames_many)
 from riskcore.parallel import default_workers, in_order, run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, features_stale, load_features
@@ -36,8 +36,8 @@ def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: boo
     have = False
     if not rebuild:
         try:
-            have = not query("SELECT 1 FROM rec_observations WHERE run = ? AND hypotheses = ? LIMIT 1",
-                             [run, hyp_name], data_dir).empty
+            have = not query(f"SELECT 1 FROM {run_source('rec_observations', run, data_dir)} "
+                             "WHERE run = ? AND hypotheses = ? LIMIT 1", [run, hyp_name], data_dir).empty
         except Exception:  # the table does not exist yet
             have = False
         if have and features_stale(run, data_dir):
@@ -241,6 +241,8 @@ def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir:
         with reading(data_dir):
             try:
                 f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
+            except (DamagedFile, StaleData):
+                raise
             except DataError:
                 continue  # no observation in these games (a chunk of games nobody acted in)
             clock = _chunk_clock(run, data_dir, games, traces)
@@ -337,10 +339,13 @@ def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
     """Each metric's mean over players at every checkpoint of the observation window, read `SUMMARY_GAMES`
     games at a time (memory does not grow with the run): the summary `riskcore recognize` prints."""
     sums, counts = None, None
+    read = sources_of(run, "metrics", data_dir, [setting])  # the chunks are read apart: all of one state, or none
     for games in game_chunks(run, data_dir, SUMMARY_GAMES):
         try:
             with reading(data_dir):  # one connection for a chunk's reads
                 per = player_metrics(run, data_dir, settings=[setting], games=games, points=CHECKPOINTS)
+        except (DamagedFile, StaleData):
+            raise
         except DataError:
             continue  # no posteriors in these games
         part, n = per.groupby("point")[list(metrics)].sum(), per.groupby("point").size()
@@ -348,6 +353,9 @@ def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
         counts = n if counts is None else counts.add(n, fill_value=0)
     if sums is None:
         raise DataError(f"no posteriors for run {run!r} and setting {setting!r}")
+    if sources_of(run, "metrics", data_dir, [setting]) != read:
+        raise DataError(f"run {run!r} or its posteriors of {setting} were replaced while the summary read them: "
+                        "no summary; run the command again")
     return sums.div(counts, axis=0)
 
 
