@@ -164,7 +164,7 @@ def test_stale_derived_data_is_refused_or_rebuilt(old_run, tmp_path, capsys):
     capsys.readouterr()
     assert main(["evaluate", "--run", "r", "--data-dir", str(data)]) == 2  # its posteriors are of the old games
     err = capsys.readouterr().err
-    assert "computed from an earlier version of its games" in err and "riskcore recognize --run r" in err
+    assert "derived from an earlier version of its games" in err and "riskcore recognize --run r" in err
     report = check(data)
     assert not report.problems and len(report.stale) == 3  # features, posteriors, metrics
     assert main(["recognize", "--run", "r", "--recogniser", "uniform", "--quiet", "--data-dir", str(data)]) == 0
@@ -252,3 +252,48 @@ def test_published_files_and_their_folders_reach_the_disk_before_the_commit(old_
     wanted = {str(f) for f in run.rglob("*.parquet")} | {str(d) for d in run.rglob("*") if d.is_dir()}
     wanted |= {str(run), str(run.parent)}
     assert wanted <= at_commit[0], sorted(wanted - at_commit[0])[:5]
+
+
+def test_metrics_computed_while_their_run_is_played_again_are_refused(old_run, tmp_path, monkeypatch, capsys):
+    from riskcore.recognition import pipeline
+
+    data = _copy(old_run, tmp_path / "data")
+    stored = query("SELECT generation FROM generations_metrics", data_dir=data).generation.tolist()
+    real = pipeline._evaluate_clock
+
+    def racing(*args, **kwargs):  # the run is played again while its metrics are computed from the old games
+        out = real(*args, **kwargs)
+        assert main(SIM + ["--games", "5", "--seed", "2", "--agents", "random", "--data-dir", str(data)]) == 0
+        return out
+
+    monkeypatch.setattr(pipeline, "_evaluate_clock", racing)
+    capsys.readouterr()
+    assert main(["evaluate", "--run", "r", "--bootstrap", "10", "--data-dir", str(data)]) == 2
+    assert "its games of run 'r' were replaced while this command read them" in capsys.readouterr().err
+    assert query("SELECT generation FROM generations_metrics", data_dir=data).generation.tolist() == stored
+    stale = check(data).stale  # the old metrics are flagged, never shown as current
+    assert any(line.startswith("the metrics of run 'r' (window) were derived from an earlier version") for line in stale)
+
+
+def test_metrics_of_posteriors_computed_again_are_flagged_stale_everywhere(old_run, tmp_path, capsys):
+    import warnings
+
+    from riskcore.db import StaleWarning
+
+    data = _copy(old_run, tmp_path / "data")
+    assert main(["recognize", "--run", "r", "--recogniser", "uniform", "--hypotheses", "deck14", "--quiet",
+                 "--data-dir", str(data)]) == 0
+    report = check(data)
+    assert not report.problems
+    assert report.stale == ["the metrics of run 'r' (window) were computed from the posteriors of uniform, since "
+                            "recomputed or removed: `riskcore evaluate --run r`"]
+    with pytest.warns(StaleWarning, match="the metrics of run 'r'"):
+        query("SELECT * FROM recognition_metrics WHERE run = 'r'", data_dir=data)
+    capsys.readouterr()
+    assert main(["db", "--sql", "SELECT count(*) FROM recognition_metrics", "--data-dir", str(data)]) == 0
+    assert "riskcore db: warning: stale derived data: the metrics of run 'r'" in capsys.readouterr().err
+    assert main(["evaluate", "--run", "r", "--bootstrap", "10", "--data-dir", str(data)]) == 0
+    assert not check(data).stale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", StaleWarning)
+        query("SELECT * FROM recognition_metrics WHERE run = 'r'", data_dir=data)

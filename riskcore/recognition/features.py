@@ -414,6 +414,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
 
     Local workers read their own chunk of games from the database, so the run's events are never all in memory;
     Dask workers (possibly on other machines) are sent their chunk's events."""
+    source = generation("traces", run, data_dir)  # the games read, as they are before anything is read
     config = run_config(run, data_dir)
     build_hypotheses(load_board(config.board), hyp_name)  # an unknown name fails here, before any work
     game_ids = query("SELECT game_id FROM games WHERE run = ? ORDER BY 1", [run], data_dir).game_id
@@ -440,8 +441,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
                            desc=f"features {run}", progress=progress):
             pass
 
-    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir,
-                       source=generation("traces", run, data_dir))
+    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir, source=source)
 
 
 CHUNKS_A_CONNECTION = 5  # chunks whose events one connection reads: an open costs more as a run's views list more
