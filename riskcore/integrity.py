@@ -12,6 +12,7 @@ whatever it cannot read is one of its lines.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,17 +73,28 @@ def _short(exc: BaseException, n: int = 300) -> str:
 
 def _settle(report: Report, data_dir: Path | None) -> None:
     """Finish or undo interrupted writes, or say why not (a read-only data directory, a database that cannot
-    answer): each journal left is a problem."""
-    if not pending_journals(data_dir):
-        return
-    try:
-        report.recovered = settle(data_dir)
-    except DataError as exc:
-        report.problems.append(_short(exc, 1000))
+    answer): each journal left is a problem. Then, in a writable data directory, the staging folders and files of
+    killed processes go (a write of the same tree would remove them too)."""
+    if pending_journals(data_dir):
+        try:
+            report.recovered = settle(data_dir)
+        except DataError as exc:
+            report.problems.append(_short(exc, 1000))
+    if not pending_journals(data_dir):  # a journal left names staged paths its undoing needs
+        _remove_leftovers(report, paths.data_dir(data_dir))
     for journal in pending_journals(data_dir):
         if not any(str(journal) in line for line in report.problems):
             report.problems.append(f"{journal}: an interrupted write, neither finished nor undone: `riskcore "
                                    f"check` with write access to {paths.data_dir(data_dir)} finishes or undoes it")
+
+
+def _remove_leftovers(report: Report, root: Path) -> None:
+    from riskcore.storage import remove_leftovers
+
+    if not os.access(root, os.W_OK | os.X_OK):
+        return
+    for folder in [root] + [root / tree for tree in PARQUET_DIRS]:
+        report.recovered += [f"removed {p}, which a killed process was writing" for p in remove_leftovers(folder)]
 
 
 def _check_trees(report: Report, root: Path, run: str | None, checksums: bool, con) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,9 +91,6 @@ def test_check_reads_a_read_only_data_directory(evaluated, tmp_path, read_only, 
 
 def test_an_interrupted_write_in_a_read_only_data_directory_is_named_not_read(evaluated, tmp_path, read_only,
                                                                               capsys):
-    import subprocess
-    import sys
-
     data = _copy(evaluated, tmp_path / "data")
     env = {**os.environ, "RISKCORE_FAULT_AT": "new-placed:KILL"}
     killed = subprocess.run([sys.executable, "-m", "riskcore.cli", *SIM, "--games", "9", "--seed", "2",
@@ -109,3 +108,33 @@ def test_an_interrupted_write_in_a_read_only_data_directory_is_named_not_read(ev
     read_only(None)  # writable again: the next reader settles it
     assert query("SELECT count(DISTINCT game_id) AS n FROM events WHERE run = 'c'", data_dir=data).n[0] == 6
     assert not check(data).problems
+
+
+def test_check_removes_what_killed_processes_were_writing(evaluated, tmp_path):
+    data = _copy(evaluated, tmp_path / "data")
+    dead = _dead_pid()
+    stage = data / "traces" / f".tmp-run=c-{dead}-x1y2"
+    (stage / "events").mkdir(parents=True)
+    report = check(data)
+    assert not stage.exists() and report.recovered == [f"removed {stage}, which a killed process was writing"]
+
+
+def test_a_killed_writes_staging_stays_until_its_journal_is_settled(evaluated, tmp_path):
+    from riskcore.storage import remove_leftovers
+
+    data = _copy(evaluated, tmp_path / "data")
+    env = {**os.environ, "RISKCORE_FAULT_AT": "journaled:KILL"}
+    killed = subprocess.run([sys.executable, "-m", "riskcore.cli", "recognize", "--run", "c", "--recogniser",
+                             "uniform", "--hypotheses", "deck14", "--quiet", "--data-dir", str(data)], env=env,
+                            capture_output=True, timeout=300)
+    assert killed.returncode == -9
+    assert remove_leftovers(data) == []  # its undoing needs the staged files: not a leftover yet
+    before = query("SELECT count(*) AS n FROM posteriors WHERE run = 'c'", data_dir=data).n[0]  # settles it
+    assert before > 0 and not check(data).problems
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
