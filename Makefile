@@ -21,8 +21,8 @@ export JUPYTER_RUNTIME_DIR := $(CURDIR)/.jupyter/runtime
 export IPYTHONDIR := $(CURDIR)/.jupyter/ipython
 STEP   = $(BIN)/python -m riskcore.experiments.steps run
 .DEFAULT_GOAL := help
-.PHONY: help venv browser-deps test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer genetic \
-	notebooks bench fuzz lab golden clean-data
+.PHONY: help venv browser-deps test test-slow report timing data summary recognition generalisation sweeps agents search search-full scorer recogniser-model genetic \
+	notebooks bench fuzz import-check lab golden clean-data
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-12s %s\n", $$1, $$2}'
@@ -89,6 +89,11 @@ scorer: venv ## refit the search's learned end scorer into models/ (about 20 min
 	$(BIN)/riskcore train-scorer --players 2
 	$(BIN)/riskcore train-scorer --players 3
 
+TRAIN_GAMES ?= 100000
+TRAIN_DATA ?= $(CURDIR)/data/recogniser-training
+recogniser-model: venv ## simulate the training population, name riskcore's recogniser and refit models/evidence*.json (about an hour)
+	RISKCORE_DATA=$(TRAIN_DATA) $(BIN)/riskcore train-recogniser --games $(TRAIN_GAMES)
+
 genetic: venv ## genetic tuning at the reference sizes (3,600 minimax games, 1,000 to validate) -> reports/tables/genetic-reference.md
 	$(BIN)/riskcore sweep pipelines/genetic_tuning_reference.yaml --force
 	$(BIN)/python -m riskcore.experiments.genetic genetic_tuning_reference genetic-reference
@@ -109,6 +114,11 @@ bench: venv ## engine benchmark, written to reports/benchmarks/
 GAMES_FUZZ ?= 100000
 fuzz: venv ## fuzz the rules: GAMES seeded games over random configurations, checked -> reports/benchmarks/fuzz.md
 	$(BIN)/riskcore fuzz --games $(if $(filter command line,$(origin GAMES)),$(GAMES),$(GAMES_FUZZ))
+
+IMPORT_GAMES ?= 100
+IMPORT_DOMINATION_GAMES ?= 10
+import-check: venv ## games of Domination's own AI (its peer, Java) imported, replayed and checked against its manifest
+	nice $(BIN)/python -m riskcore.domination_check --games $(IMPORT_GAMES) --domination-games $(IMPORT_DOMINATION_GAMES)
 
 golden: venv ## regenerate the golden traces after a deliberate rule change (bump ENGINE_VERSION)
 	RISKCORE_REGEN_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_golden.py

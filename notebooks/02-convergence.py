@@ -34,7 +34,7 @@ import seaborn as sns
 
 from riskcore.engine.board import load_board
 from riskcore.db import query
-from riskcore.experiments.recognition import experiment_runs
+from riskcore.experiments.recognition.focus import experiment_runs
 from riskcore.notebook import save_figure, setup
 from riskcore.recognition.hypotheses import build_hypotheses
 from riskcore.recognition.pipeline import player_metrics

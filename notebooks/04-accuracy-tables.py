@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from riskcore.db import query
-from riskcore.experiments.recognition import experiment_runs, test_metrics
+from riskcore.experiments.recognition.focus import experiment_runs, test_metrics
 from riskcore.notebook import save_figure, save_table, setup
 from riskcore.recognition.recognisers import Recogniser
 

@@ -18,11 +18,11 @@
 
 # %% [markdown]
 # # 08 · Generalisation
-# The recognisers on play they were not built from: riskcore's agent families held out by code lineage, and the
-# games of other programs: the Domination corpus (a development set) and the reference study's own
-# mission-following AI. riskcore's recogniser, named on riskcore's families before any foreign family was scored,
-# beside the reference's own recogniser on the same players. Reads the `generalisation_*` tables
-# (`riskcore experiment generalisation`).
+# riskcore's recogniser on play it was not trained on: other programs' games (the Domination corpus, the reference
+# study's own mission-following AI, Domination's own AI; all development sets) and riskcore's own agent families
+# (in-model: the training population runs their decision code), beside the placement count and the reference's own
+# recogniser on the same players. Reads the `generalisation_*` tables (`riskcore experiment generalisation`) and the
+# training protocol (`models/recogniser-protocol.json`, `riskcore train-recogniser`).
 
 # %% tags=["parameters"]
 point: float = 1.0  # the share of the game clock of the comparisons
@@ -30,60 +30,72 @@ point: float = 1.0  # the share of the game clock of the comparisons
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import seaborn as sns
+import pandas as pd
 
-from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
-from riskcore.experiments.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables
+from riskcore.experiments.recognition.protocol import NAMED, UNIFORM_LOSS
+from riskcore.experiments.recognition.generalisation_report import REFERENCE_NAME, YARDSTICK_NAME, Tables
 from riskcore.notebook import save_figure, save_table, setup
 
 setup()
 t = Tables()
-families = t.families[::-1]  # top to bottom in the figures as in the tables
+families = (t.foreign + t.riskcore)[::-1]  # top to bottom in the figures as in the tables
 
 # %% [markdown]
-# ## Against the reference on the same players
+# ## How riskcore's recogniser was named
 
 # %%
-save_table(t.against_reference(point).reset_index(), "generalisation-against-reference")
-save_table(t.log_loss_against_reference(point).reset_index(), "generalisation-logloss-reference")
-t.against_reference(point)
+save_table(t.naming().reset_index(), "generalisation-naming")
+save_table(t.folds().reset_index(), "generalisation-folds")
+t.naming()
 
 # %% [markdown]
-# ## riskcore's recogniser on every family
-# Dots with 95% intervals: riskcore's recogniser, the reference's own recogniser and the placement-count yardstick
-# (top-1), at the share of the game given above; dashed: chance and uniform.
+# ## Against the count and the reference on other programs' play
+
+# %%
+save_table(t.against(point).reset_index(), "generalisation-against")
+save_table(t.log_loss(point).reset_index(), "generalisation-logloss")
+save_table(t.by_players(t.foreign).reset_index(), "generalisation-players")
+t.against(point)
+
+# %% [markdown]
+# ## Every family
+# Dots with 95% intervals: riskcore's recogniser, the reference's own recogniser and the placement count (top-1), at
+# the share of the game given above; riskcore's gain over uniform; dashed: chance and uniform.
 
 # %%
 shown = [(NAMED, "tab:blue"), (REFERENCE_NAME, "tab:orange"), (YARDSTICK_NAME, "tab:gray")]
 fig, axes = plt.subplots(1, 2, figsize=(12, 0.45 * len(families) + 1.6), sharey=True)
 y = np.arange(len(families))
-for ax, metric in zip(axes, ("top1", "log_loss")):
+for ax, metric in zip(axes, ("top1", "gain")):
     for k, (name, colour) in enumerate(shown):
-        if metric == "log_loss" and name == YARDSTICK_NAME:
+        if metric == "gain" and name == YARDSTICK_NAME:
             continue  # a guess, not a distribution: no log loss
         rows = [t.row(name, f, metric, point) for f in families]
         v = np.array([r.value for r in rows])
         err = np.vstack([v - [r.ci_low for r in rows], [r.ci_high for r in rows] - v])
         ax.errorbar(v, y + (k - 1) * 0.22, xerr=err, fmt="o", ms=4, capsize=2, color=colour, label=name)
-    ax.axvline(1 / 6 if metric == "top1" else UNIFORM_LOSS, ls="--", color="k", lw=1)
-    ax.set_xlabel(f"top-1 at {point:.0%} of the game" if metric == "top1" else f"log loss at {point:.0%} of the game")
+    ax.axvline(1 / 6 if metric == "top1" else 0.0, ls="--", color="k", lw=1)
+    ax.axhline(len(t.riskcore) - 0.5, color="0.6", lw=0.8)  # in-model below, other programs above
+    ax.set_xlabel(f"top-1 at {point:.0%} of the game" if metric == "top1"
+                  else f"gain over uniform at {point:.0%} (nats)")
 axes[0].set_yticks(y, [t.label[f] for f in families])
-axes[1].set_xlim(0, min(4, axes[1].get_xlim()[1]))
+axes[1].set_xlim(max(-1.5, axes[1].get_xlim()[0]), axes[1].get_xlim()[1])
 handles, labels = axes[0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False)
 fig.tight_layout(rect=(0, 0.06, 1, 1))
 save_figure(fig, "generalisation-by-family")
-save_table(t.standing(point).reset_index(), "generalisation-standing")
-t.standing(point)
+save_table(t.in_model(point).reset_index(), "generalisation-in-model")
+t.in_model(point)
 
 # %% [markdown]
 # ## Gain over uniform at every checkpoint
 
 # %%
-gain = t.gain_by_checkpoint()
-save_table(gain.reset_index(), "generalisation-gain")
+save_table(t.gain(t.foreign).reset_index(), "generalisation-gain-foreign")
+save_table(t.gain(t.riskcore).reset_index(), "generalisation-gain-riskcore")
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
-for ax, (title, group) in zip(axes, (("riskcore's families", t.riskcore), ("other programs' play", t.foreign))):
+for ax, (title, group) in zip(axes, (("other programs' play (development sets)", t.foreign),
+                                     ("riskcore's families (in-model)", t.riskcore))):
     for f in group:
         rows = [t.row(NAMED, f, "gain", p) for p in (0.1, 0.3, 0.5, 0.7, 1.0)]
         ax.plot([10, 30, 50, 70, 100], [r.value for r in rows], marker="o", label=t.label[f])
@@ -94,26 +106,40 @@ for ax, (title, group) in zip(axes, (("riskcore's families", t.riskcore), ("othe
 axes[0].set_ylabel(f"{NAMED}: gain over uniform (nats)")
 fig.tight_layout()
 save_figure(fig, "generalisation-gain")
-gain
+t.gain(t.foreign)
 
 # %% [markdown]
-# ## What setup placements and move-ins are worth
+# ## Learning curve
+# The learned models fitted on the first 10^3, 10^4 and 10^5 games of the training population, on the development
+# families: gain over uniform (checkpoints pooled) and top-1 at 100%.
 
 # %%
-evidence = t.evidence()
-save_table(evidence.reset_index(), "generalisation-evidence")
-evidence
+curve = pd.DataFrame(t.protocol["learning_curve"])
+save_table(t.curve().reset_index(), "generalisation-curve")
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
+for ax, metric, label in zip(axes, ("gain", "top1_at_100"), ("gain over uniform (nats)", "top-1 at 100%")):
+    for (family, model), group in curve.groupby(["family", "model"]):
+        group = group.sort_values("games")
+        ax.plot(group.games, group[metric], marker="o", ls="-" if model == "evidence" else "--",
+                label=f"{family}, {model}")
+    ax.set_xscale("log")
+    ax.set_xlabel("training games")
+    ax.set_ylabel(label)
+axes[0].axhline(0, ls=":", color="k", lw=1)
+axes[1].legend(fontsize=7)
+fig.tight_layout()
+save_figure(fig, "generalisation-learning-curve")
+t.curve()
 
 # %% [markdown]
 # ## Calibration
-# Reliability of the top-1 confidence (the largest card probability), checkpoints pooled, on riskcore's families
-# and on the foreign ones: a calibrated recogniser lies on the diagonal.
+# Reliability of the top-1 confidence (the largest card probability), checkpoints pooled: a calibrated recogniser
+# lies on the diagonal.
 
 # %%
-rel = [(NAMED, "tab:blue"), (REFERENCE_NAME, "tab:orange"), ("play-style mixture", "tab:green"),
-       ("inverse planning", "tab:red")]
+rel = [(NAMED, "tab:blue"), (REFERENCE_NAME, "tab:orange")]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
-for ax, (title, group) in zip(axes, (("riskcore's families", t.riskcore), ("other programs' play", t.foreign))):
+for ax, (title, group) in zip(axes, (("other programs' play", t.foreign), ("riskcore's families", t.riskcore))):
     for name, colour in rel:
         d = t.cal[t.cal.family.isin(group) & (t.cal.recogniser == name)]
         g = d.groupby("bin").apply(lambda b: (np.average(b.confidence, weights=b["count"]),
@@ -128,29 +154,13 @@ axes[0].set_ylabel("top-1 accuracy")
 axes[0].legend(fontsize=7)
 fig.tight_layout()
 save_figure(fig, "generalisation-calibration")
-ece = t.m[t.m.metric == "ece"].pivot(index="recogniser", columns="family", values="value").round(3)
-save_table(ece.reset_index(), "generalisation-ece")
+save_table(t.ece().reset_index(), "generalisation-ece")
 
 # %% [markdown]
-# ## How much of its mission each family's play shows, and every recogniser (exploration)
+# ## How much of its mission each family's play shows; every candidate
 
 # %%
 save_table(t.lean_table().reset_index(), "generalisation-lean")
-save_table(t.named_choice().reset_index(names="candidate"), "generalisation-named")
-save_table(t.everyone("top1").reset_index(), "generalisation-top1-100")
-save_table(t.everyone("log_loss").drop(index=YARDSTICK_NAME, errors="ignore").reset_index(),
-           "generalisation-logloss-100")
-# the same two tables as heatmaps: fifteen families side by side read better as colour than as columns
-fig, axes = plt.subplots(2, 1, figsize=(15, 11))
-for ax, (metric, cmap, label) in zip(axes, (("top1", "viridis", "top-1 at 100%"),
-                                            ("log_loss", "viridis_r", "log loss at 100%"))):
-    grid = t.everyone(metric).replace("", np.nan).astype(float)
-    sns.heatmap(grid, annot=True, fmt=".2f", cmap=cmap, ax=ax, cbar_kws={"label": label}, annot_kws={"size": 8})
-    ax.set_xlabel("")
-    ax.set_ylabel("")
-    ax.tick_params(axis="x", labelrotation=30)
-    plt.setp(ax.get_xticklabels(), ha="right")
-    ax.set_title(label)
-fig.tight_layout()
-save_figure(fig, "generalisation-everyone")
-t.everyone("top1")
+save_table(t.candidates("top1").reset_index(), "generalisation-top1-100")
+save_table(t.candidates("gain").reset_index(), "generalisation-gain-100")
+t.candidates("top1")

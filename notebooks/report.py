@@ -32,12 +32,12 @@ from IPython.display import HTML, Markdown, display
 from riskcore import ENGINE_VERSION, paths
 from riskcore.db import query
 from riskcore.experiments.agents_report import AgentResults
-from riskcore.experiments.generalisation_protocol import NAMED, UNIFORM_LOSS
+from riskcore.experiments.recognition.protocol import NAMED, UNIFORM_LOSS
 from riskcore.experiments.genetic import reference_engine
-from riskcore.experiments.generalisation_report import (REFERENCE_NAME, YARDSTICK_NAME, Tables, riskcore_recogniser,
+from riskcore.experiments.recognition.generalisation_report import (REFERENCE_NAME, YARDSTICK_NAME, Tables, riskcore_recogniser,
                                                         span, verdict)
 from riskcore.experiments.headlines import readme_headlines
-from riskcore.experiments.recognition_report import RecognitionResults
+from riskcore.experiments.recognition.focus_report import RecognitionResults
 from riskcore.experiments.report import FIGURES, TITLE, write_headlines
 from riskcore.experiments.search import REFERENCES, SEARCHES
 from riskcore.experiments.search_aim import NODE_BUDGET, PAPER_LOSS, PAPER_OPTIMAL
@@ -75,7 +75,7 @@ def table(name: str) -> None:
 
 
 rec = RecognitionResults.load(default_focus)
-named = riskcore_recogniser()  # named on the generalisation families, calibrated there
+named = riskcore_recogniser()  # named by the training protocol on simulated play alone
 best = rec.best_at(0.5)  # exploration: the best of the recognisers tuned on the training runs
 best_label = rec.recognisers[best].label
 uniform_ll = float(np.log(6))
@@ -97,9 +97,9 @@ This report answers three questions about the board game RISK, each against a pu
 infer a player's secret mission card from the actions it sees (after Khan 2013, who applied the PHATT plan
 recogniser to RISK); how well do the game-playing agents of the literature play against each other; and how close
 does goal-based game-tree search (Lisý et al. 2009) get to exhaustive search, at what share of its tree. One
-recogniser, **riskcore's recogniser** ({named.label}), is named in advance on riskcore's own agent families for
-every recognition headline; the comparison with the reference is made on the reference's own AI games, player by
-player, against the reference's own recogniser.
+recogniser, **riskcore's recogniser** ({named.label}), is named in advance on simulated play alone for every
+recognition headline; it is compared, player by player, with the placement count and with the reference's own
+recogniser on other programs' games.
 """)
 
 # %% [markdown]
@@ -147,8 +147,9 @@ how does that depend on how single-mindedly the player pursues it (its focus)?
 
 **What was done.** For each mission focus (0, 0.5, 0.8, 1) a training run and a test run of {rec.games:,} four-player
 games of `mission` agents use disjoint seeds; every number here comes from the test runs. riskcore's recogniser
-({named.label}) is applied as the generalisation experiment named and calibrated it on riskcore's agent families
-(other games; the `mission` agent at its default focus among them): nothing of it is tuned on these runs.
+({named.label}) is applied as the training protocol named it on a simulated population of heuristic and random
+agents (other games; `mission` agents among them, so these runs are in-model for it): nothing of it is tuned on
+these runs.
 Beside it, recognisers whose parameters are chosen on the pooled training runs by mean log loss (exploration: the
 best of several is not a headline): the uniform prior; the placement-count
 yardstick; goal completion (a softmax of the share of each card's territories owned); PHATT with pending sets
@@ -219,91 +220,73 @@ figure("accuracy-winners-losers", "Winners and losers: top-1 at 50% observed (95
 # %%
 gen = Tables()
 gval, gcell = gen.value, gen.cell
-riskcore_games = gen.riskcore_games()
-follows = gen.runs.set_index("family").follows_mission
-held_following, held_blind = gen.held_riskcore(True), gen.held_riskcore(False)
-helped, hurt = gen.setup_effect()
-named_label = named.label
+games_of = gen.protocol["games"]
+naming = gen.naming()
+following_foreign, following_own = gen.following(True), gen.following(False)
+blind_own = [f for f in gen.riskcore if not gen.follows[f]]
 say(f"""
-**Question.** Does riskcore's recogniser read missions from play it was not built from: riskcore's other agent
-families, and the games of other programs? And on the reference study's own AI, does it beat the reference's own
-recogniser on the same players?
+**Question.** Does riskcore's recogniser read missions from play it was not trained on, and does it beat, on the
+same players, both the simplest baseline (the placement count) and the reference's own recogniser?
 
-**What was done.** Each riskcore agent family plays its own four-player mission games ({riskcore_games.max():,.0f}
-games; the search agents {riskcore_games.min():,.0f});
-{", ".join(gen.label[f] for f in gen.riskcore if not follows[f])} ignore their missions. Three foreign families
-are imported from command logs: the Domination corpus ({gen.games(gen.foreign[0])} games of that program's AI, which
-plays its mission games nearly blind to the mission;
-it was looked at while the recognisers were built, so it is a development set) and the reference study's own
-mission-following AI at mission weight 100 and 4 ({gen.games(gen.foreign[1])} and {gen.games(gen.foreign[2])}
-games, held out). A family is held out by code lineage: its recognisers are chosen only on the riskcore families
-that run none of its agents' code (`aware` runs the `mission` agent's, `bsr`, `minimax`, `mcs` and `gb` the
-`domination` agent's); the mixed table runs every lineage's code, so its numbers are in-house. Nothing is fitted on
-foreign play. Every recogniser observes setup placements and the armies moved in after conquests, and is read on
-the reference's game clock (every setup placement and turn end, none for the winning turn). **riskcore's
-recogniser** was named before any foreign family was scored: of inverse planning and the two mixtures of models of
-play, the one with the lowest leave-one-lineage-out log loss over riskcore's families is the {named_label}, which is
-then calibrated by a temperature fitted on the training families. The reference's own recogniser (`khan2013`)
-reproduces its published output exactly (every value of every player on all 316 games with such output), so it
-stands for the reference on the same players. A naive yardstick guesses the card whose continents got most of the
-player's placements.
+**What was done.** riskcore's recogniser is a learned model or a model of play, named before any other program's
+play was scored, on {games_of:,} simulated games alone: a population of 3 to 6 players, fixed and escalating cards,
+the 81-, 82- and 83-border maps, `mission` agents over focus, `domination` agents valuing their mission's
+continents 1 to 100 times (as Domination's own AI does, with 4 upstream and 100 in the reference study), random
+agents tilted towards their missions, and mission-blind seats. Three candidates were declared: a logistic model of
+what each kind of evidence is worth (the shares of a player's setup placements, reinforcements, conquests, failed
+attacks, defences, fortifies and move-ins landing in each card's continents, the share it owns, the count's own
+guess, how these change over the game and with the number of players), the same with the log posteriors of the
+reference's recogniser and the play-style mixture stacked in, and the play-style mixture. Each lineage of decision
+code was held out in turn, and the candidates compared where none of them shares code with the held-out play: the
+choice is the **{named.label}**. Other programs' games are imported from command logs: the Domination corpus (its
+AI, nearly mission-blind), the reference study's own mission-following AI at mission weight 100 and 4, and
+Domination's own AI in mission mode; every one of them was looked at while recognisers were built, so they are
+development sets, not a test. riskcore's own agent families run decision code the training population runs: on
+them the learned models are scored in-model, and they are reported apart. Every recogniser observes setup
+placements and move-ins and is read on the reference's game clock.
 """)
-table("generalisation-named")
+table("generalisation-naming")
 w100, w4 = "fork-ai w100", "fork-ai w4"
 say(f"""
-**What the figures show.** On the reference's own AI at weight 100, riskcore's recogniser names the right card for
-{gcell(NAMED, w100, "top1")} of players at the end of the game (the reference's reading of the same posteriors:
-{gcell(NAMED, w100, "top1_explanation")}); the reference's recogniser {gcell(REFERENCE_NAME, w100, "top1")}
-({gcell(REFERENCE_NAME, w100, "top1_explanation")} at its own reading): the difference is
-{verdict(gen.diff(REFERENCE_NAME, w100, "top1"))} at the card level and
-{verdict(gen.diff(REFERENCE_NAME, w100, "top1_explanation"))} at the reference's reading. At weight 4: riskcore
-{gcell(NAMED, w4, "top1")}, the reference {gcell(REFERENCE_NAME, w4, "top1")} ({verdict(gen.diff(REFERENCE_NAME, w4,
-"top1"))}; at its reading {verdict(gen.diff(REFERENCE_NAME, w4, "top1_explanation"))}). The placement-count
-yardstick reaches {gval(YARDSTICK_NAME, w100, "top1"):.3f} and {gval(YARDSTICK_NAME, w4, "top1"):.3f} there. On the
-Domination corpus riskcore's recogniser reaches {gcell(NAMED, gen.foreign[0], "top1")} with log loss
-{gval(NAMED, gen.foreign[0], "log_loss"):.3f} (uniform {UNIFORM_LOSS:.3f}). Its log loss is below the reference's on
-every foreign family where the difference is decided, and its gain over uniform in nats is given at every
-checkpoint below. On the held-out mission-following riskcore families its top-1 at 100% ranges
-{span([gval(NAMED, f, "top1") for f in held_following])}, on the mission-blind ones
-{span([gval(NAMED, f, "top1") for f in held_blind])}. Setup placements and move-ins lower its log loss (a decided
-difference) on {", ".join(gen.label[f] for f in helped) or "no family"} and raise it on
-{", ".join(gen.label[f] for f in hurt) or "no family"}.
+**What the figures show.** Gain over uniform first: at 100% of the game riskcore's recogniser gains
+{", ".join(f"{gen.label[f]} {gcell(NAMED, f, 'gain', 1.0, '+.3f')}" for f in gen.foreign)} nats on other
+programs' play. On the reference's own AI at weight 100 it names the right card for {gcell(NAMED, w100, "top1")}
+of players at the end of the game, against the count's {gval(YARDSTICK_NAME, w100, "top1"):.3f} (riskcore less the
+count {verdict(gen.diff(YARDSTICK_NAME, w100, "top1"))}) and the reference's published reading's
+{gval(REFERENCE_NAME, w100, "top1_explanation"):.3f} ({verdict(gen.diff(REFERENCE_NAME, w100, "top1_vs_reading"))});
+at weight 4 {gcell(NAMED, w4, "top1")} against {gval(YARDSTICK_NAME, w4, "top1"):.3f}
+({verdict(gen.diff(YARDSTICK_NAME, w4, "top1"))}) and {gval(REFERENCE_NAME, w4, "top1_explanation"):.3f}
+({verdict(gen.diff(REFERENCE_NAME, w4, "top1_vs_reading"))}).
 """)
-table("generalisation-against-reference")
-table("generalisation-logloss-reference")
-say("Aims on the reference's own AI, each met when the 95% interval clears it:\n\n" + "\n".join(gen.targets()))
-figure("generalisation-by-family", "riskcore's recogniser, the reference's own recogniser and the placement-count "
-       "yardstick at 100% of the game on every family (95% bootstrap intervals over games); dashed: chance and "
-       "uniform.", "Two dot-and-interval charts, top-1 and log loss, one row per family.")
-table("generalisation-standing")
+table("generalisation-against")
+table("generalisation-logloss")
+say("Aims, each met when the 95% interval's lower bound clears it:\n\n" + "\n".join(gen.targets()))
+table("generalisation-players")
+figure("generalisation-by-family", "riskcore's recogniser, the reference's own recogniser and the placement count "
+       "at 100% of the game on every family (95% bootstrap intervals over games): top-1 and gain over uniform; "
+       "other programs' play above the line, riskcore's own families (in-model) below; dashed: chance and uniform.",
+       "Two dot-and-interval charts, top-1 and gain over uniform, one row per family.")
 figure("generalisation-gain", "riskcore's recogniser: gain over uniform in nats at every checkpoint of the game, "
-       "on riskcore's families and on other programs' play; above 0 it is better than knowing nothing.",
+       "on other programs' play and on riskcore's families; above 0 it is better than knowing nothing.",
        "Two line charts of the gain over uniform against the share of the game, one line per family.")
-table("generalisation-gain")
-table("generalisation-evidence")
+table("generalisation-gain-foreign")
+table("generalisation-in-model")
+figure("generalisation-learning-curve", "The learned models fitted on 10^3, 10^4 and 10^5 games of the training "
+       "population, on the development families: gain over uniform (checkpoints pooled) and top-1 at 100%.",
+       "Two line charts against the number of training games, one line per family and model.")
+table("generalisation-curve")
+say("**Where riskcore's recogniser loses** (every comparison decided against it):\n\n" + "\n".join(gen.losses()))
+say("**What it means.** " + gen.meaning())
 say(f"""
 **How much the play shows.** A measure of the play itself, which no recogniser's model enters: a player's mission
 lean is the share of its actions of a kind landing in its own card's named continents, less the mean share over the
-other cards'. Play that ignores the mission leans 0. The reference's own AI leans most in its setup placements
-({gen.lean.set_index(["family", "kind"]).value.get((w100, "place"), np.nan):+.2f} at weight 100); the Domination
-corpus leans {gen.lean.set_index(["family", "kind"]).value.get((gen.foreign[0], "reinforce"), np.nan):+.2f} in its
-reinforcements, as little as the mission-blind families.
+other cards'. Play that ignores the mission leans 0.
 """)
 table("generalisation-lean")
-say("""
-**What it means.** The comparison that counts is on the same players: there riskcore's recogniser and the
-reference's differ by what the tables above say, at both readings. Modelling how a player chooses carries over to
-play that follows its mission; play that ignores it leaves nothing to read, and a recogniser meant for unknown
-players must say so by staying near uniform.
-""")
-figure("generalisation-calibration", "Reliability of the top-1 confidence, checkpoints pooled: riskcore's families "
-       "and other programs' play; a calibrated recogniser lies on the diagonal.",
+figure("generalisation-calibration", "Reliability of the top-1 confidence, checkpoints pooled: other programs' play "
+       "and riskcore's families; a calibrated recogniser lies on the diagonal.",
        "Two reliability diagrams: accuracy against confidence per recogniser.")
 table("generalisation-ece")
-figure("generalisation-everyone", "Every recogniser on every family at 100% of the game (exploration: only "
-       "riskcore's recogniser was named in advance); the values are in `reports/tables/generalisation-top1-100.md` "
-       "and `generalisation-logloss-100.md`.",
-       "Two annotated heatmaps, top-1 and log loss, recognisers by family.")
 
 # %% [markdown]
 # ## Game-playing agents
@@ -457,21 +440,18 @@ table("search-agent")
 # ## Limits
 
 # %%
-blind = [f for f in gen.families if not follows[f]]
-slow = [f for f in gen.riskcore if gen.games(f) < max(gen.games(x) for x in gen.riskcore)]
+blind = [f for f in gen.families if not gen.follows[f]]
+small = [f for f in gen.foreign if gen.games(f) < 200]
 say(f"""
-- **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On the
-  mission-blind families and the Domination corpus little or nothing is left to read: riskcore's recogniser's gain
-  over uniform at 100% is {", ".join(f"{gen.label[f]} {gval(NAMED, f, 'gain'):+.3f}" for f in blind)} nats. A
-  recogniser for unknown players can only stay near uniform there; telling a mission-blind continent seeker from a
-  player whose card names the same continents needs more than one player's choices.
-- **Shared code.** riskcore's families are held out by lineage, but every riskcore agent places its setup armies
-  and fights its battles through code the heuristic agents share, so no riskcore family is as foreign to the others
-  as another program's AI is; the foreign families are the test of generalisation, and the Domination corpus among
-  them was a development set.
-- **Sizes.** The search families play fewer games ({", ".join(f"{f} {gen.games(f)}" for f in slow)}), and the
-  reference's AI {gen.games(w100)} and {gen.games(w4)} games per weight: their intervals are wide, and a comparison
-  the tables call not decided needs more games, not a reading of the point estimates.
+- **Players who ignore their missions.** Every recogniser here reads a mission from how a player pursues it. On
+  mission-blind play little or nothing is left to read: riskcore's recogniser's gain over uniform at 100% is
+  {", ".join(f"{gen.label[f]} {gval(NAMED, f, 'gain'):+.3f}" for f in blind)} nats there.
+- **In-model and development sets.** riskcore's families run decision code the training population runs, so their
+  numbers say how well the models fit the play they were trained on, not how they generalise. Other programs'
+  play was looked at while recognisers were built: it is a development set, and a claim about unseen play rests on
+  games scored outside this repository.
+- **Sizes.** {", ".join(f"{gen.label[f]} has {gen.games(f)} games" for f in small) or "every family is large"}: a
+  comparison the tables call not decided needs more games, not a reading of the point estimates.
 - **Human play.** No human games are in the repository (the reference's recordings are not redistributable); the
   importer reads Domination's command logs on the map they were played on, so a user who has them scores
   riskcore's recogniser and the reference's on them with the commands `docs/import.md` lists, nothing fitted on them.

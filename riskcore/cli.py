@@ -101,8 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     im.add_argument("format", choices=["domination"], help="the recording program: Domination's command logs")
     im.add_argument("logs", nargs="+", type=Path, metavar="LOG", help=".log or .log.gz files (one or more games each)")
     im.add_argument("--run", required=True, help="run name (replaces an existing run of that name)")
-    im.add_argument("--missions", type=int, choices=[6, 14], default=6,
-                    help="the recording program's mission list: the 6 continent missions or all 14")
+    im.add_argument("--missions", type=int, choices=[6, 14], default=None,
+                    help="the recording program's mission list: the 6 continent missions or its full list "
+                         "(default: read from each log, which is refused when it cannot be told)")
     im.add_argument("--drop-empty-battles", action="store_true",
                     help="drop battles retreated before any roll (kept by default as failed attacks)")
     im.add_argument("--borders", type=int, choices=[81, 82, 83], default=83,
@@ -277,6 +278,18 @@ def build_parser() -> argparse.ArgumentParser:
     ts.add_argument("--out", type=Path, default=None,
                     help="weights file (default: end_scorer.json in the models folder, models/ or $RISKCORE_MODELS)")
     _parallel(ts)
+
+    tr = add("train-recogniser", help="simulate the training population, name riskcore's recogniser on it "
+             "(leave-one-lineage-out) and fit the learned recogniser's models into models/")
+    tr.add_argument("--games", type=_positive, default=100_000, help="games of the training population")
+    tr.add_argument("--seed", type=int, default=None, help="the population's seed (default: the declared one)")
+    tr.add_argument("--reuse", action="store_true", help="the population's runs are in the data directory already: "
+                    "do not simulate them again")
+    tr.add_argument("--bootstrap", type=_positive, default=2000, help="resamples of the naming interval")
+    tr.add_argument("--out", type=Path, default=None,
+                    help="folder of the models (default: the models folder, models/ or $RISKCORE_MODELS)")
+    _data_dir(tr)
+    _parallel(tr)
     return p
 
 
@@ -345,6 +358,7 @@ def cmd_import(a) -> None:
     print(f"run(s) {runs} on the {a.borders}-border map: {summary.games} game(s) from {len(a.logs)} log(s); "
           f"battles retreated before any roll: {summary.empty_battles} "
           f"({'dropped' if a.drop_empty_battles else 'kept'}); ignored commands: {ignored}; "
+          f"mission games dealt from the program's full mission list: {summary.full_list}; "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     if summary.skipped:
         print(f"skipped {len(summary.skipped)} game(s) that do not replay:")
@@ -454,14 +468,15 @@ def cmd_experiment(a) -> None:
         print(tables["search_agent"].to_string(index=False))
         return
     if a.name == "generalisation":
-        from riskcore.experiments.generalisation import FOREIGN, foreign_logs
-        from riskcore.experiments.generalisation import run_experiment as run_generalisation
+        from riskcore.experiments.recognition.generalisation import FOREIGN, foreign_logs
+        from riskcore.experiments.recognition.generalisation import run_experiment as run_generalisation
 
-        logs = {f.name: foreign_logs(f)[:a.foreign_games] for f in FOREIGN} if a.foreign_games else None
+        logs = ({f.name: foreign_logs(f, a.data_dir, a.foreign_games)[:a.foreign_games] for f in FOREIGN}
+                if a.foreign_games else None)
         print(run_generalisation(a.games or 150, a.seed + 5000, a.data_dir, a.workers, a.dask, not a.quiet,
                                  a.bootstrap, a.out_dir, logs=logs))
         return
-    from riskcore.experiments.recognition import run_experiment
+    from riskcore.experiments.recognition.focus import run_experiment
 
     path = run_experiment(a.games or 1000, a.seed, a.data_dir, a.workers, a.dask, not a.quiet, a.bootstrap,
                           a.out_dir)
@@ -593,12 +608,26 @@ def cmd_train_scorer(a) -> None:
     print(out)
 
 
+def cmd_train_recogniser(a) -> None:
+    from riskcore.experiments.recognition.population import SEED
+    from riskcore.experiments.recognition.training import train
+
+    protocol = train(a.games, a.data_dir, a.workers, a.dask, progress=not a.quiet, out=a.out,
+                     seed=SEED if a.seed is None else a.seed, n_boot=a.bootstrap, simulate=not a.reuse)
+    for row in protocol["choice"]:
+        print(f"{row['candidate']}: held-out log loss {row['log_loss']:.3f} on {row['folds']}"
+              + ("  (named)" if row["named"] else f", named minus this {row['named_minus_this']:+.3f} "
+                 f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"))
+    print(f"riskcore's recogniser: {protocol['spec']}")
+
+
 COMMANDS = {"simulate": cmd_simulate, "import": cmd_import, "replay": cmd_replay, "db": cmd_db, "check": cmd_check,
             "show": cmd_show, "summary": cmd_summary,
             "recognize": cmd_recognize, "evaluate": cmd_evaluate, "experiment": cmd_experiment,
             "sweep": cmd_sweep, "report": cmd_report,
             "tournament": cmd_tournament,
-            "bench": cmd_bench, "fuzz": cmd_fuzz, "train-scorer": cmd_train_scorer}
+            "bench": cmd_bench, "fuzz": cmd_fuzz, "train-scorer": cmd_train_scorer,
+            "train-recogniser": cmd_train_recogniser}
 
 
 _SIGNALLED: list[int] = []  # the signal that stopped the command (a library may turn the interrupt into an error)

@@ -22,9 +22,20 @@ recogniser counted, unless `drop_empty_battles`.
 
 The rules the replay needs and riskcore takes as options: fixed or increasing card values, the program's card
 symbols (board `classic-domination`: the classic map with the program's deck; `-81` and `-82`: the program's maps
-with fewer borders, as a log may have been recorded on), and the +2 of a traded card on the first owned card of
-every trade (`trade_bonus="every_trade"`). Commands the recording program ignored, a placement
-after the reserve is spent, are skipped and counted in the summary.
+with fewer borders, as a log may have been recorded on), the +2 of a traded card on the first owned card of
+every trade (`trade_bonus="every_trade"`), and the program's win test (`win_test="mover"`: only the mover, after
+its placements, occupations and fortifications, so a game may end on its fortify, with no `CARD` line after it).
+Commands the recording program ignored, a placement after the reserve is spent, are skipped and counted in the
+summary.
+
+Missions: a `MISSION` number indexes the missions still undealt of the recording program's list, either the 6
+continent missions (the reference study's recordings) or the program's full list (those 6, 18 territories with 2
+armies, 24 territories, then "destroy seat k" for the seats in the game: `RiskGame.loadCards` drops the others).
+The first list is the start of the second and a draw removes one mission keeping the order, so numbers that fit
+the 6 continent missions name the same missions under either list; numbers that do not fit them need the full
+list, unless the log names its first seat by name (`PLAYER NAME`: the reference study's fork, whose list is the 6
+continent missions), which is refused as a contradiction. `missions=6` or `14` states the list instead, and a
+number out of its range is refused.
 """
 
 from __future__ import annotations
@@ -63,6 +74,17 @@ MISSIONS_6 = ("Asia+South America", "Europe+Australia+1", "Asia+Africa", "Europe
 MISSIONS_14 = MISSIONS_6 + ("18 territories x2", "24 territories") + tuple(f"destroy seat {k}" for k in range(1, 7))
 
 
+def full_mission_list(n_players: int) -> tuple[str, ...]:
+    """The program's full list as it deals it to `n_players` seats: the destroy missions of seats not in the game
+    are dropped, the others keep the card file's order."""
+    return MISSIONS_14[:len(MISSIONS_14) - 6 + n_players]
+
+
+def fits(numbers: Sequence[int], size: int) -> bool:
+    """Whether draws without replacement numbered `numbers` fit a list of `size` missions."""
+    return all(0 <= i < size - k for k, i in enumerate(numbers))
+
+
 class LogError(ValueError):
     """A log cannot be imported; the message names the file and line."""
 
@@ -87,6 +109,7 @@ class ImportSummary:
     games: int = 0
     ignored: dict[str, int] = field(default_factory=dict)  # commands the recording program ignored, by kind
     empty_battles: int = 0  # battles retreated before any roll (kept or dropped)
+    full_list: int = 0  # mission games whose numbers needed the program's full mission list
     skipped: list[str] = field(default_factory=list)  # "FILE:LINE: reason" of each game that did not replay
     duplicates: list[str] = field(default_factory=list)  # "FILE:LINE: ..." of each game seen before
     runs: dict[str, int] = field(default_factory=dict)  # the runs written and their games
@@ -98,6 +121,7 @@ class ImportSummary:
         for kind, n in other.ignored.items():
             self.ignored[kind] = self.ignored.get(kind, 0) + n
         self.empty_battles += other.empty_battles
+        self.full_list += other.full_list
 
 
 MAX_LINE = 10_000  # characters: a longer line is not a command (the longest real one, PLACEALL, is ~130)
@@ -177,6 +201,7 @@ class LogChance:
         self._deal, self._missions = deal, missions
         self.roll_losses: tuple[int, int] | None = None
         self.card: str | None = None  # the next draw: a territory id, "wildcard", or None when the log draws none
+        self.card_line = True  # whether the turn's end has its CARD line (a winning fortify has none)
         self.drew = False
 
     def deal(self, n_territories: int, n_players: int) -> list[int]:
@@ -194,7 +219,8 @@ class LogChance:
 
     def draw(self, pool: Sequence[int]) -> int:
         if self.card is None:
-            raise TraceError("the player conquered this turn but the log draws no card")
+            raise TraceError("the player conquered this turn but the log draws no card" if self.card_line else
+                             "the turn ends without its CARD line")
         card = 42 if self.card == "wildcard" else territory(self.card)
         if self.card == "wildcard":
             wild = [c for c in pool if c >= 42]
@@ -209,9 +235,11 @@ class LogChance:
 
 def program_rules(n_players: int, mode: str, card_values: str, board: str = BOARD) -> GameConfig:
     """riskcore's rule options that match the program's: +2 on every trade, cards straight back into the deck,
-    setup placement continuing the deal's rotation; no turn cap (a recorded game ends when it ended)."""
+    setup placement continuing the deal's rotation, the win tested for the mover alone after its placements,
+    occupations and fortifications; no turn cap (a recorded game ends when it ended)."""
     return GameConfig(board=board, n_players=n_players, mode=mode, card_values=card_values,
-                      trade_bonus="every_trade", card_recycle="at_once", setup_start="after_deal", turn_cap=100_000)
+                      trade_bonus="every_trade", card_recycle="at_once", setup_start="after_deal", turn_cap=100_000,
+                      win_test="mover")
 
 
 def territory(token: str) -> int:
@@ -237,10 +265,12 @@ class GameImport:
 class Replayer:
     """Drives riskcore's engine with one game's commands."""
 
-    def __init__(self, path: Path, lines: list[Line], summary: ImportSummary, mission_list: tuple[str, ...],
+    def __init__(self, path: Path, lines: list[Line], summary: ImportSummary, missions: int | None,
                  drop_empty_battles: bool, board: str = BOARD):
+        """`missions`: the recording program's mission list, 6 or 14 (the full one), or None to read it from the
+        log (the module's docstring)."""
         self.path, self.lines, self.summary, self.board = path, lines, summary, board
-        self.mission_list, self.drop_empty = mission_list, drop_empty_battles
+        self.mission_choice, self.drop_empty = missions, drop_empty_battles
         self.i = 0
         self._chosen: list[int] = []  # the wild cards of the trade being read
         self._after_setup = False  # the last command was a setup placement (the program ends that turn by a CARD)
@@ -258,8 +288,9 @@ class Replayer:
         return line
 
     # ---- the game's head: seats, settings, first seat, missions, deal ------------------------------------------------
-    def head(self) -> tuple[list[tuple[str, str, str]], str, int, list[int], list[int]]:
+    def head(self) -> tuple[list[tuple[str, str, str]], str, int, list[str], list[int]]:
         seats, settings, first, missions, deal = [], None, None, None, None
+        by_name = False  # the PLAYER line names the first seat (the reference study's fork) rather than its index
         while self.peek() is not None and deal is None:
             line = self.take()
             cmd, args = line.command, line.args
@@ -273,18 +304,22 @@ class Replayer:
                 if len(args) < 2 or args[0] not in ("mission", "domination") or args[1] not in ("fixed", "increasing"):
                     raise self.fail(line, f"unsupported game settings {' '.join(args)!r}: mission or domination "
                                           "mode, fixed or increasing cards")
-                if "autoplaceall" not in args:
-                    raise self.fail(line, "only games with the automatic deal (autoplaceall) can be imported")
+                if args[0] == "domination" and "autoplaceall" not in args:  # mission mode always deals itself
+                    raise self.fail(line, "a domination game without autoplaceall begins with the seats claiming "
+                                          "territories in turn, which the importer does not read")
                 settings = (args[0], "fixed" if args[1] == "fixed" else "escalating")
             elif cmd == "PLAYER":
                 names = [s[1] for s in seats]
                 token = " ".join(args)
-                first = int(token) if token.isdigit() and int(token) < len(seats) else \
-                    names.index(token) if token in names else None
+                by_name = not (token.isdigit() and int(token) < len(seats))
+                if by_name:
+                    first = names.index(token) if token in names else None
+                else:
+                    first = int(token)
                 if first is None:
                     raise self.fail(line, f"PLAYER {token!r} names no seat ({names})")
             elif cmd == "MISSION":
-                missions = self.missions(line, len(seats))
+                missions = self.missions(line, len(seats), by_name)
             elif cmd == "PLACEALL":
                 deal = self.deal(line)
             elif cmd in ("continue", "undo"):
@@ -297,16 +332,45 @@ class Replayer:
             raise self.fail(self.peek(), "a mission game without a MISSION line")
         return seats, settings, first, missions or [], deal
 
-    def missions(self, line: Line, n: int) -> list[int]:
-        """The program draws without replacement: each number indexes the missions still unassigned."""
+    def missions(self, line: Line, n: int, by_name: bool) -> list[str]:
+        """The program draws without replacement: each number indexes the missions still unassigned, of the list
+        the log's numbers and `PLAYER` line tell (or `self.mission_choice` states)."""
         if len(line.args) != n:
             raise self.fail(line, f"MISSION gives {len(line.args)} numbers for {n} seats")
-        left, names = list(self.mission_list), []
-        for token in line.args:
-            if not token.isdigit() or int(token) >= len(left):
-                raise self.fail(line, f"mission number {token} is out of range 0..{len(left) - 1}")
-            names.append(left.pop(int(token)))
-        return names
+        bad = next((token for token in line.args if not token.isdigit()), None)
+        if bad is not None:
+            raise self.fail(line, f"mission number {bad!r} is not a number")
+        numbers = [int(token) for token in line.args]
+        full = full_mission_list(n)
+        listed = self.mission_list(line, numbers, full, by_name)
+        self.summary.full_list += listed is full
+        left = list(listed)
+        return [left.pop(i) for i in numbers]
+
+    def mission_list(self, line: Line, numbers: list[int], full: tuple[str, ...], by_name: bool) -> tuple[str, ...]:
+        where = f"MISSION {' '.join(map(str, numbers))}"
+        in_full = fits(numbers, len(full))
+        if self.mission_choice == 6:
+            if not fits(numbers, len(MISSIONS_6)):
+                raise self.fail(line, f"{where}: out of range of the 6 continent missions (--missions 6)"
+                                + (f", but within the program's full list of {len(full)} for {len(numbers)} seats: "
+                                   "import it without --missions or with --missions 14" if in_full else ""))
+            return MISSIONS_6
+        if self.mission_choice == 14:
+            if not in_full:
+                raise self.fail(line, f"{where}: out of range of the program's full list, {len(full)} missions for "
+                                      f"{len(numbers)} seats (the destroy missions of absent seats are not dealt)")
+            return full
+        if fits(numbers, len(MISSIONS_6)):  # the same missions under either list
+            return MISSIONS_6
+        if by_name:
+            raise self.fail(line, f"{where}: out of range of the 6 continent missions, the list of the reference "
+                                  "study's fork, whose logs name the first seat (PLAYER NAME): the mission list "
+                                  "cannot be told; pass --missions 14 if this program dealt from its full list")
+        if not in_full:
+            raise self.fail(line, f"{where}: out of range of every mission list the program deals from (the 6 "
+                                  f"continent missions, or its full list of {len(full)} for {len(numbers)} seats)")
+        return full
 
     def deal(self, line: Line) -> list[int]:
         if len(line.args) != 42:
@@ -389,11 +453,14 @@ class Replayer:
             if cmd == "endattack":
                 return self.act(line, EndAttack())
             if cmd in ("movearmies", "nomove"):
-                self.expect_card(line)
+                card = self.expect_card()
+                if card is None and cmd == "nomove":  # only a fortify can win
+                    raise self.fail(line, "the turn ends without its CARD line")
                 action = EndTurn() if cmd == "nomove" else Fortify(territory(args[0]), territory(args[1]),
                                                                     int(args[2]))
                 taken = self.act(line, action)
-                self.check_card(line)
+                if not s.is_terminal:  # a fortify that wins ends the game before the turn's end and its CARD
+                    self.check_card(line, card)
                 return taken
             if cmd == "CARD":  # after a setup placement; the turn's own CARD is read with its fortify
                 if self._after_setup:
@@ -419,14 +486,17 @@ class Replayer:
             return wild[0]
         return territory(token)
 
-    def expect_card(self, line: Line) -> None:
+    def expect_card(self) -> Line | None:
+        """The turn's CARD line, if the next line is one; its card is the turn's draw."""
         nxt = self.peek()
-        if nxt is None or nxt.command != "CARD":
-            raise self.fail(line, "the turn ends without its CARD line")
-        self.chance.card = nxt.args[0] if nxt.args else None
-        self.chance.drew = False
+        card = nxt if nxt is not None and nxt.command == "CARD" else None
+        self.chance.card = card.args[0] if card is not None and card.args else None
+        self.chance.card_line, self.chance.drew = card is not None, False
+        return card
 
-    def check_card(self, line: Line) -> None:
+    def check_card(self, line: Line, card: Line | None) -> None:
+        if card is None:
+            raise self.fail(line, "the turn ends without its CARD line")
         card_line = self.take()
         if self.chance.card is not None and not self.chance.drew:
             raise self.fail(card_line, f"the log draws card {self.chance.card} though the player conquered nothing")
@@ -502,22 +572,25 @@ class Replayer:
 BORDERS = {81: "classic-domination-81", 82: "classic-domination-82", 83: BOARD}  # the recording program's maps
 
 
-def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, missions: int = 6,
+def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, missions: int | None = None,
                 drop_empty_battles: bool = False, borders: int = 83, skip_invalid: bool = False
                 ) -> tuple[dict[str, int], ImportSummary]:
     """Import every game of `logs` as run `run`, replayed on the map of `borders` borders (a log does not say
     which map it was recorded on; a recogniser whose observations depend on adjacency needs the right one).
+    `missions`: the recording program's mission list, 6 (the continent missions) or 14 (its full list), or None to
+    read it from each log (the module's docstring); a log that contradicts it, or from which it cannot be told, is
+    refused.
 
     Written and registered only when every game imported, unless `skip_invalid`: then every game that replays is
     kept and each one that does not is listed in `summary.skipped` with its file, line and reason. Games of
     different settings (mode, card values) go to one run per setting, `run` suffixed with the setting
     (`summary.runs` names them); the counts returned are summed over the runs."""
     check_name("run", run)
-    if missions not in (6, 14):
-        raise ValueError("--missions must be 6 (the continent missions) or 14 (the full list)")
+    if missions not in (None, 6, 14):
+        raise ValueError("--missions must be 6 (the continent missions) or 14 (the full list), or left out to read "
+                         "the list from each log")
     if borders not in BORDERS:
         raise ValueError(f"--borders must be one of {sorted(BORDERS)} (the recording program's maps), not {borders}")
-    mission_list = MISSIONS_6 if missions == 6 else MISSIONS_14
     summary = ImportSummary()
     games: list[GameImport] = []
     seen: dict[str, str] = {}  # a game's commands -> where it was first found
@@ -534,7 +607,7 @@ def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, mi
             seen[digest] = where
             counted = ImportSummary()  # a skipped game's ignored commands are not counted
             try:
-                games.append(Replayer(path, lines, counted, mission_list, drop_empty_battles, BORDERS[borders]).play())
+                games.append(Replayer(path, lines, counted, missions, drop_empty_battles, BORDERS[borders]).play())
             except LogError as exc:
                 if not skip_invalid:
                     raise

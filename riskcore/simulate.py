@@ -80,7 +80,7 @@ class RunSpec:
 
     def to_json(self) -> str:
         d = asdict(self)
-        d["config"] = asdict(self.config)
+        d["config"] = self.config.to_dict()
         return json.dumps(d, sort_keys=True)
 
 

@@ -100,3 +100,20 @@ def test_a_setup_army_is_placed_as_a_reinforcement_would_be(spec):
             action = agents[me].act(PlayerView(state, me))
         step(state, action)
     assert len(checked) >= 15 and all(checked)
+
+
+def test_a_tilted_random_agent_attacks_its_mission_targets_more_often():
+    blind = np.mean(_seat0_attacks_on_targets("random", 6))
+    tilted = np.mean(_seat0_attacks_on_targets("random:tilt=0.9", 6))
+    assert tilted > blind + 0.1, (blind, tilted)
+
+
+def test_a_tilt_of_zero_is_the_plain_random_agent():
+    plain = play_game(GameConfig(), ["random", "mission", "mission", "mission"], 5)
+    zero = play_game(GameConfig(), ["random:tilt=0", "mission", "mission", "mission"], 5)
+    assert plain.state.log == zero.state.log
+
+
+def test_a_tilt_outside_zero_to_one_is_refused():
+    with pytest.raises((AgentSpecError, ValueError), match="tilt"):
+        make_agent("random:tilt=1.5", 0, np.random.default_rng(0))

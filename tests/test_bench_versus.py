@@ -105,3 +105,16 @@ def test_the_command_line_refuses_bad_versus_options_in_one_line(tmp_path, capsy
     assert main(["bench", *args, "--out-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1 and not list(tmp_path.iterdir())
+
+
+def test_against_dominations_own_ai_where_it_is_here(tmp_path):
+    """The measure against the real peer, a few games: skipped, never failed, where Java or the peer is absent."""
+    from riskcore.domination_peer import peer_missing, peer_program
+
+    why = peer_missing()
+    if why:
+        pytest.skip(why)
+    df = bench_versus(f"{peer_program()} {{games}} --no-undo", games=4, runs=1, out_dir=tmp_path,
+                      scratch=tmp_path)
+    assert len(df) == 1 and (df.filter(like="seconds") > 0).all(axis=None)
+    assert (tmp_path / "versus-domination.md").is_file()

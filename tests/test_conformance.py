@@ -90,3 +90,18 @@ def test_small_board_claim_variant_and_domination_games():
         rec = play_game(config, ["random", "domination", "mission:focus=0.5"], seed, observer=checker)
         checker.finish(rec.state)
         assert rec.state.log[0][4] == "claim"
+
+
+def test_games_under_the_mover_win_test_keep_invariants_and_end_on_the_winners_own_move():
+    config = GameConfig(n_players=5, win_test="mover")
+    ends = []
+    for i, seed in enumerate(game_seeds(77, 100)):
+        checker = InvariantChecker(3 if i < 5 else 0)
+        rec = play_game(config, [MISSION_MIX[(s + i) % 4] for s in range(5)], seed, observer=checker)
+        checker.finish(rec.state)
+        ends.append(rec.state.end_reason)
+        if rec.state.winner >= 0:
+            *_, before, win = rec.state.log
+            assert win[4] == "win" and win[2] == rec.state.winner, "someone else's move won"
+            assert before[4] in ("place", "reinforce", "occupy", "fortify") and before[2] == win[2]
+    assert ends.count("mission") > 60

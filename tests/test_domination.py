@@ -263,3 +263,114 @@ def test_the_recipe_for_recordings_one_has_runs_as_written(tmp_path, capsys):
     assert len(m.setting.unique()) == 2
     assert m[m.metric.isin(["top1", "top1_explanation"])].value.between(0, 1).all()
     assert (m[m.metric == "log_loss"].value > 0).all()
+
+
+# ---- Domination's own games (datasets/domination/peer: the program as shipped, its full mission list) ---------------
+PEER = paths.datasets_dir() / "domination" / "peer"
+
+
+def _peer(stem: str) -> list[str]:
+    with gzip.open(PEER / f"{stem}.log.gz", "rt") as f:
+        return f.read().splitlines()
+
+
+def _missions(run: str, data: Path) -> list[str]:
+    return query("SELECT mission FROM players WHERE run = ? ORDER BY game_id, player", [run], data).mission.tolist()
+
+
+def test_a_mission_game_without_autoplaceall_is_dealt_by_the_program_and_imports(tmp_path):
+    lines = _peer("peer-1056-3p")
+    assert any(line.endswith(" startgame mission increasing recycle") for line in lines)
+    _, summary = import_logs([PEER / "peer-1056-3p.log.gz"], "dealt", tmp_path, borders=81)
+    assert summary.games == 1
+
+
+def test_a_domination_game_without_autoplaceall_is_refused(tmp_path):
+    lines = [line.replace(" autoplaceall", "") for line in _peer("peer-2004-3p-domination")]
+    log = write(tmp_path / "claims.log", lines)
+    with pytest.raises(LogError, match=r"claims\.log:\d+: a domination game without autoplaceall begins with the "
+                                       "seats claiming territories"):
+        import_logs([log], "claims", tmp_path / "data", borders=81)
+
+
+def test_a_game_won_by_its_fortify_ends_on_the_movearmies_line(tmp_path):
+    lines = _peer("peer-1054-4p")
+    assert " movearmies " in lines[-1]
+    import_logs([PEER / "peer-1054-4p.log.gz"], "fortified", tmp_path, borders=81)
+    last = query("SELECT kind FROM events WHERE run = 'fortified' ORDER BY seq DESC LIMIT 2", None, tmp_path)
+    assert last.kind.tolist() == ["win", "fortify"]
+    with pytest.raises(LogError, match=rf"played-on\.log:{len(lines) + 1}: the game was won at line {len(lines)}"):
+        import_logs([write(tmp_path / "played-on.log", lines + ["CARD "])], "x", tmp_path / "data", borders=81)
+
+
+@pytest.mark.parametrize("end", [" nomove", " movearmies "])
+def test_a_turn_that_does_not_win_still_needs_its_card_line(tmp_path, end):
+    lines = FIXED[0].read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if end in line)
+    assert lines[i + 1].startswith("CARD")
+    with pytest.raises(LogError, match=rf"nocard\.log:{i + 1}: .*the turn ends without its CARD line"):
+        import_logs([write(tmp_path / "nocard.log", lines[:i + 1] + lines[i + 2:])], "x", tmp_path / "data")
+
+
+def test_the_mission_list_is_read_from_the_log(tmp_path):
+    """Numbers past the 6 continent missions: the program's full list, whose destroy missions of absent seats are
+    not dealt; riskcore's missions then equal the program's (tests/test_domination_check.py compares them all)."""
+    lines = _peer("peer-1000-5p")
+    assert max(int(x) for x in next(line for line in lines if line.startswith("MISSION")).split()[1:]) >= 6
+    _, summary = import_logs([PEER / "peer-1000-5p.log.gz"], "inferred", tmp_path, borders=81)
+    import_logs([PEER / "peer-1000-5p.log.gz"], "stated", tmp_path, borders=81, missions=14)
+    assert summary.full_list == 1 and _missions("inferred", tmp_path) == _missions("stated", tmp_path)
+
+
+def test_numbers_that_fit_the_continent_missions_name_the_same_missions_under_either_list(tmp_path):
+    log = PEER / "peer-1004-3p.log.gz"  # a game of the full list whose numbers all fit the first 6
+    for missions in (None, 6, 14):
+        import_logs([log], f"list-{missions}", tmp_path, borders=81, missions=missions)
+    assert _missions("list-None", tmp_path) == _missions("list-6", tmp_path) == _missions("list-14", tmp_path)
+
+
+def test_a_stated_list_the_log_contradicts_is_refused(tmp_path):
+    line = next(i for i, line in enumerate(_peer("peer-1000-5p")) if line.startswith("MISSION")) + 1
+    with pytest.raises(LogError, match=rf"peer-1000-5p\.log\.gz:{line}: MISSION .* out of range of the 6 continent "
+                                       r"missions \(--missions 6\), but within the program's full list of 13"):
+        import_logs([PEER / "peer-1000-5p.log.gz"], "x", tmp_path, borders=81, missions=6)
+
+
+def test_numbers_past_the_full_list_of_the_seats_in_the_game_are_refused(tmp_path):
+    """With 4 seats the program deals from 12 missions (no destroy seat 5 or 6): 12 is not a first draw."""
+    lines = [("MISSION 12 0 0 0" if line.startswith("MISSION") else line) for line in _peer("peer-1029-4p")]
+    log = write(tmp_path / "seat5.log", lines)
+    for missions, what in ((None, "out of range of every mission list"), (14, "out of range of the program's full "
+                                                                           "list, 12 missions for 4 seats")):
+        with pytest.raises(LogError, match=f"seat5.log:\\d+: MISSION 12 0 0 0: {what}"):
+            import_logs([log], "x", tmp_path / "data", borders=81, missions=missions)
+
+
+def test_a_log_that_names_its_first_seat_with_numbers_past_the_continent_missions_cannot_be_told(tmp_path):
+    """PLAYER NAME is the reference study's fork, which deals the 6 continent missions: refused unless stated."""
+    lines = _peer("peer-1000-5p")
+    first = int(next(line for line in lines if line.startswith("PLAYER")).split()[1])
+    names = [line.split()[-1] for line in lines if " newplayer " in line]
+    log = write(tmp_path / "named.log", [f"PLAYER {names[first]}" if line.startswith("PLAYER") else line
+                                         for line in lines])
+    with pytest.raises(LogError, match=r"named\.log:\d+: MISSION .* the mission list cannot be told; pass "
+                                       "--missions 14"):
+        import_logs([log], "x", tmp_path / "data", borders=81)
+    import_logs([log], "named", tmp_path / "data", borders=81, missions=14)
+    import_logs([PEER / "peer-1000-5p.log.gz"], "indexed", tmp_path / "data", borders=81)
+    assert _missions("named", tmp_path / "data") == _missions("indexed", tmp_path / "data")
+
+
+def test_the_reference_recordings_import_with_the_read_list_as_with_the_continent_missions(tmp_path):
+    import_logs(FIXED + INCREASING, "read", tmp_path)
+    import_logs(FIXED + INCREASING, "six", tmp_path, missions=6)
+    assert _missions("read", tmp_path) == _missions("six", tmp_path)
+
+
+def test_cli_import_says_how_many_games_needed_the_full_list(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path / "data"), "--borders", "81"]
+    logs = [str(PEER / "peer-1000-5p.log.gz"), str(PEER / "peer-1004-3p.log.gz")]
+    assert main(["import", "domination", *logs, "--run", "peer"] + data) == 0
+    assert "mission games dealt from the program's full mission list: 1;" in capsys.readouterr().out
+    assert main(["import", "domination", logs[0], "--run", "six", "--missions", "6"] + data) == 2
+    assert "out of range of the 6 continent missions" in capsys.readouterr().err

@@ -12,12 +12,13 @@ from riskcore.experiments.fuzz import F, Violation, check_game, fuzz_game, run_f
 from riskcore.game import play_game
 
 configs = st.builds(
-    lambda board, players, mode, deal, batch, values, cap, fortify, cap_turns: GameConfig(
+    lambda board, players, mode, deal, batch, values, cap, fortify, cap_turns, win_test: GameConfig(
         board=board, n_players=players if board == "classic" else min(players, 3), mode=mode, deal=deal,
-        setup_batch=batch, card_values=values, card_cap=cap, fortify=fortify, turn_cap=cap_turns),
+        setup_batch=batch, card_values=values, card_cap=cap, fortify=fortify, turn_cap=cap_turns, win_test=win_test),
     st.sampled_from(["classic", "small"]), st.integers(2, 6), st.sampled_from(["mission", "domination"]),
     st.sampled_from(["random", "claim"]), st.integers(1, 6), st.sampled_from(["escalating", "fixed"]),
-    st.sampled_from([None, 12, 30]), st.sampled_from(["adjacent", "connected"]), st.integers(20, 150))
+    st.sampled_from([None, 12, 30]), st.sampled_from(["adjacent", "connected"]), st.integers(20, 150),
+    st.sampled_from(["any_seat", "mover"]))
 agents = st.lists(st.sampled_from(["random", "random:p_end=0.05", "mission", "mission:focus=1", "domination",
                                    "expert", "bsr"]), min_size=6, max_size=6)
 
@@ -31,8 +32,8 @@ def test_every_configuration_keeps_the_rules(config, seats, seed):
         same_in_python(config, seats[:config.n_players], seed, rec.state.log)
 
 
-def _game():
-    config = GameConfig(n_players=3, turn_cap=80)
+def _game(**options):
+    config = GameConfig(n_players=3, turn_cap=80, **options)
     rec = play_game(config, ["mission", "random", "domination"], 11)
     return config, rec
 
@@ -61,6 +62,35 @@ def test_the_checker_catches_a_broken_rule(kind, change, message):
     check_game(load_board(config.board), config, rec.missions, rows)  # the real game passes
     with pytest.raises(Violation, match=message):
         check_game(load_board(config.board), config, rec.missions, _tampered(rows, kind, change))
+
+
+def _renumbered(rows):
+    return [r[:F["seq"]] + (k,) + r[F["seq"] + 1:] for k, r in enumerate(rows)]
+
+
+def test_under_the_mover_win_test_a_game_that_goes_on_after_a_winning_move_is_a_violation():
+    config, rec = _game(win_test="mover")
+    rows, board = rec.state.log, load_board(config.board)
+    assert rows[-1][F["kind"]] == "win"
+    check_game(board, config, rec.missions, rows)  # the real game passes
+    on = list(rows[:-1]) + [rows[-2]]  # the winning move again instead of the win
+    with pytest.raises(Violation, match="won with its last move, but the game goes on"):
+        check_game(board, config, rec.missions, _renumbered(on))
+    with pytest.raises(Violation, match="ends without its win"):
+        check_game(board, config, rec.missions, rows[:-1])
+
+
+def test_under_the_mover_win_test_a_win_that_no_move_of_the_winner_earned_is_a_violation():
+    config, rec = _game(win_test="mover")
+    rows, board = rec.state.log, load_board(config.board)
+    i = next(i for i, r in enumerate(rows) if r[F["kind"]] == "end_attack")
+    win, mover = list(rows[-1]), rows[i][F["player"]]
+    win[F["turn"]], win[F["player"]], win[F["opponent"]] = rows[i][F["turn"]], mover, mover
+    with pytest.raises(Violation, match="no move of its own just won the game"):  # a win after ending attacks
+        check_game(board, config, rec.missions, _renumbered(rows[:i + 1] + [tuple(win)] + rows[i + 1:]))
+    with pytest.raises(Violation, match="no move of its own just won the game"):  # another seat's win
+        check_game(board, config, rec.missions, _tampered(rows, "win", lambda r: r.__setitem__(
+            F["opponent"], (r[F["opponent"]] + 1) % 3)))
 
 
 def test_a_compiled_game_that_strays_from_the_python_loop_is_a_violation():
@@ -93,11 +123,11 @@ def test_a_fuzzed_game_is_reproducible_from_its_seed():
 
 
 def test_the_checker_accepts_the_retreats_of_a_recorded_game_and_refuses_a_stray_one():
-    from riskcore.domination import ImportSummary, MISSIONS_6, Replayer, read_lines, split_games
+    from riskcore.domination import ImportSummary, Replayer, read_lines, split_games
     from riskcore.paths import datasets_dir
 
     log = datasets_dir() / "domination" / "corpus" / "dom-000-3p.log.gz"
-    game = Replayer(log, split_games(read_lines(log))[0], ImportSummary(), MISSIONS_6, False,
+    game = Replayer(log, split_games(read_lines(log))[0], ImportSummary(), None, False,
                     "classic-domination-81").play().record
     config, rows = game.state.config, game.state.log
     assert sum(r[F["kind"]] == "retreat" for r in rows) > 0

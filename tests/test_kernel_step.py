@@ -2,6 +2,8 @@
 and chance draws after every action of random games (every action the compiled games take, in any order the rules
 allow, not only the heuristic agents' choices)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -51,7 +53,12 @@ def _kernel_step(state, action) -> None:
     unpack(g, state)
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=["mission-4", "domination-3-capped", "mission-5-domination-cards"])
+# and under the program Domination's win test (the mover alone, after its placements, occupations and fortifications)
+STEP_CONFIGS = CONFIGS + [replace(CONFIGS[0], win_test="mover"), replace(CONFIGS[2], win_test="mover")]
+
+
+@pytest.mark.parametrize("config", STEP_CONFIGS, ids=["mission-4", "domination-3-capped", "mission-5-domination-cards",
+                                                      "mission-4-mover", "mission-5-domination-cards-mover"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_each_step_branch_applies_an_action_as_the_reference_step_does(config, seed):
     # the chance of both games from equal generators; the walk's choices from a third

@@ -6,9 +6,9 @@ import pytest
 import yaml
 
 from riskcore.engine.config import GameConfig
-from riskcore.experiments.generalisation import FAMILIES, FOREIGN, foreign_logs
-from riskcore.experiments.generalisation import run_experiment as run_generalisation
-from riskcore.experiments.recognition import run_experiment
+from riskcore.experiments.recognition.generalisation import FAMILIES, FOREIGN, foreign_logs
+from riskcore.experiments.recognition.generalisation import run_experiment as run_generalisation
+from riskcore.experiments.recognition.focus import run_experiment
 from riskcore import paths
 from riskcore.experiments import search_cache
 from riskcore.experiments.search import CACHE_NAME, SEARCHES, run_search_experiment
@@ -42,7 +42,7 @@ def pipeline(tmp_path_factory):
              progress=False)
     run_generalisation(games=4, seed=6, data_dir=data, workers=2, progress=False, n_boot=50,
                        families=tuple(f for f in FAMILIES if f.name in ("mission", "bsr", "domination-blind")),
-                       logs={f.name: foreign_logs(f)[:2] for f in FOREIGN})
+                       logs={f.name: foreign_logs(f, data, 2)[:2] for f in FOREIGN})
     run_experiment(games=24, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)  # riskcore's: named
     for name, keep in (("phatt_weights", 2), ("recognisers", 8)):
         points = run_sweep(load_spec(_small_spec(root, name, keep)), data, workers=2, progress=False)

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 from riskcore.experiments.agents_report import AgentResults
-from riskcore.experiments.generalisation_report import span, verdict
-from riskcore.experiments.recognition_report import RecognitionResults
+from riskcore.experiments.recognition.generalisation_report import span, verdict
+from riskcore.experiments.recognition.focus_report import RecognitionResults
 
 VALIDATION = pd.Series({"games": 100, "wins": 50, "draws": 0})
 YARDSTICK = pd.DataFrame({"generation": [0], "wins": [10], "games": [20], "draws": [0], "decided_share": [0.5]})

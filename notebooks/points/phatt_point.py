@@ -38,7 +38,7 @@ output_dir: str = ""  # set by the sweep runner: where result tables go
 # %%
 import pandas as pd
 
-from riskcore.experiments.recognition import experiment_runs
+from riskcore.experiments.recognition.focus import experiment_runs
 from riskcore.notebook import emit
 from riskcore.recognition.features import load_features
 from riskcore.recognition.recognisers import Recogniser

@@ -29,7 +29,7 @@ from riskcore.engine.board import Board, load_board
 from riskcore.engine.chance import RngChance
 from riskcore.engine.config import GameConfig
 from riskcore.engine import ATTACK, FORTIFY, OCCUPY, OVER, REINFORCE, SETUP, GameState, new_game, step
-from riskcore.engine.rules import END_REASONS, MISSION_KINDS, PHASES
+from riskcore.engine.rules import END_REASONS, MISSION_KINDS, PHASES, WIN_TESTS
 from riskcore.trace import FIELD, EventRows
 
 _PHASES = {name: PHASES.index(name) for name in (SETUP, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER)}  # the kernel's
@@ -38,7 +38,7 @@ _PHASES = {name: PHASES.index(name) for name in (SETUP, REINFORCE, ATTACK, OCCUP
 CONFIG_FIELDS = {
     "board": "the board's arrays", "n_players": "the seats", "mode": "rules", "card_values": "rules",
     "card_cap": "rules", "trade_bonus": "rules", "card_recycle": "rules", "turn_cap": "rules",
-    "forced_trade_at": "rules", "elimination_trade_at": "rules", "setup_batch": "rules",
+    "forced_trade_at": "rules", "elimination_trade_at": "rules", "setup_batch": "rules", "win_test": "rules",
     "deal": "random deals only: claims stay in Python", "starting_armies": "the deal (Python's new_game)",
     "setup_start": "the deal (Python's new_game)",
     "fortify": "the compiled agents fortify to a neighbour, legal under either option",
@@ -234,6 +234,7 @@ def _rules(config: GameConfig) -> np.ndarray:
     rules[R.TURN_CAP], rules[R.FORCED_AT], rules[R.ELIMINATION_AT] = config.turn_cap, config.forced_trade_at, \
         config.elimination_trade_at
     rules[R.SETUP_BATCH] = config.setup_batch
+    rules[R.WIN_TEST] = WIN_TESTS.index(config.win_test)
     return rules
 
 

@@ -9,7 +9,13 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from riskcore.engine.rules import WIN_TESTS
+
 STARTING_ARMIES = {2: 40, 3: 35, 4: 30, 5: 25, 6: 20}
+# Options added after traces were first recorded: `to_json` writes them only when they differ from their default,
+# so a configuration of the rules as they were (every default run, the golden traces) records the same text as before
+# and a recorded configuration without them reads back as the default.
+WRITTEN_WHEN_SET = ("win_test",)
 
 
 class ConfigError(ValueError):
@@ -36,6 +42,10 @@ class GameConfig:
     # last one dealt a territory, continuing the deal's rotation, as the program Domination does)
     card_recycle: str = "when_empty"  # traded cards go back to the deck "when_empty" (shuffled in once it runs out)
     # or "at_once" (straight back, as the program Domination's `recycle` setting does)
+    win_test: str = "any_seat"  # when and whose victory is tested: "any_seat" (after every action of a turn, the
+    # acting player first, and once anyone is out every living seat, as a destroy mission may have fallen back to
+    # its territory count) or "mover" (only the mover, after each of its placements, occupations and fortifications,
+    # all territories first and then its mission, as the program Domination does)
 
     def __post_init__(self) -> None:
         checks = {
@@ -53,6 +63,7 @@ class GameConfig:
             "trade_bonus": self.trade_bonus in ("once_a_turn", "every_trade"),
             "setup_start": self.setup_start in ("seat0", "after_deal"),
             "card_recycle": self.card_recycle in ("when_empty", "at_once"),
+            "win_test": self.win_test in WIN_TESTS,
         }
         for name, ok in checks.items():
             if not ok:
@@ -62,8 +73,16 @@ class GameConfig:
     def armies_per_player(self) -> int:
         return self.starting_armies or STARTING_ARMIES[self.n_players]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as recorded (`WRITTEN_WHEN_SET` left out at their default); `from_dict` reads it back."""
+        data = asdict(self)
+        for name in WRITTEN_WHEN_SET:
+            if data[name] == type(self).__dataclass_fields__[name].default:
+                del data[name]
+        return data
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GameConfig":

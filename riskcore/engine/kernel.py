@@ -25,7 +25,7 @@ from numba import njit
 
 from riskcore.engine.rules import (ATTACKER_DICE, DEFENDER_DICE, END_REASONS, ESCALATING, ESCALATING_STEP,
                                    EVENT_KINDS, FIXED, FIXED_MIXED, LEAST_REINFORCEMENT, MISSION_KINDS, PHASES,
-                                   TERRITORIES_PER_ARMY, TERRITORY_BONUS, WILD)
+                                   TERRITORIES_PER_ARMY, TERRITORY_BONUS, WILD, WIN_TESTS)
 
 # phases, event kinds, end reasons and mission kinds: the reference's names, numbered by their place in rules.py
 # (looked up by name, so reordering a table there cannot mislabel them here)
@@ -38,7 +38,8 @@ PLAYING, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = (END_REASONS.index(name) for n
     "", "domination", "mission", "turn_cap"))
 # rule settings: one int64 array (GameConfig's fields)
 (DOMINATION, FIXED_VALUES, CARD_CAP, EVERY_TRADE, AT_ONCE, TURN_CAP, FORCED_AT, ELIMINATION_AT, SETUP_BATCH,
- N_RULES) = range(10)
+ WIN_TEST, N_RULES) = range(11)
+ANY_SEAT, MOVER = (WIN_TESTS.index(name) for name in ("any_seat", "mover"))  # the values of rules[WIN_TEST]
 CONTINENTS, TERRITORIES, DESTROY = (MISSION_KINDS.index(name) for name in ("continents", "territories", "destroy"))
 # a seat's mission: one int64 row (kind, extra continents, territory target, least armies, colour, then a 0/1 column
 # per continent it names), so that a call passes one array where six arrays cost six reference counts
@@ -232,7 +233,10 @@ def finish(log, sc, winner, reason):
 
 @njit(cache=True)
 def check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions):
-    """`reference._check_victory`."""
+    """`reference._check_victory` under the default test (`any_seat`); the placements, occupations and
+    fortifications of `win_test="mover"` call `check_mover_victory` instead."""
+    if rules[WIN_TEST] == MOVER:  # no test after the other actions
+        return
     if sc[TURN] == 0:  # claims and setup placements: a game is won on a player's own turn, after setup
         return
     me = sc[CURRENT]
@@ -257,6 +261,18 @@ def check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminate
         living += alive[p]
     if living == 1:  # the last player standing wins even in mission mode
         finish(log, sc, me, BY_DOMINATION)
+
+
+@njit(cache=True)
+def check_mover_victory(log, sc, rules, owner, armies, counts, sizes, eliminated_by, missions, setup_left):
+    """`reference._check_mover_victory`: the mover alone, all territories first, then its mission once the setup
+    placements are over (`setup_left`: the setup armies all seats have still to place)."""
+    me = sc[CURRENT]
+    if territories_of(counts, me) == owner.shape[0]:
+        finish(log, sc, me, BY_DOMINATION)
+    elif not rules[DOMINATION] and setup_left == 0 and mission_done(me, missions, owner, armies, counts, sizes,
+                                                                    counts.shape[0], eliminated_by):
+        finish(log, sc, me, BY_MISSION)
 
 
 @njit(cache=True)
@@ -392,14 +408,21 @@ def step_place(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus, 
     if sc[PHASE] == SETUP:
         setup_left[me] -= n
         emit(log, sc, PLACE, dst=t, armies=n)
-        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+        if rules[WIN_TEST] == MOVER:
+            check_mover_victory(log, sc, rules, owner, armies, counts, sizes, eliminated_by, missions,
+                                setup_left.sum())
+        else:
+            check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
         if sc[PHASE] != OVER and sc[RESERVE] == 0:
             next_setup_player(log, sc, rules, setup_left, owner, armies, counts, sizes, bonus)
         return
     emit(log, sc, REINFORCE_EVENT, dst=t, armies=n)
     if sc[RESERVE] == 0 and hand_len[me] < rules[FORCED_AT]:
         sc[PHASE] = ATTACK
-    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+    if rules[WIN_TEST] == MOVER:
+        check_mover_victory(log, sc, rules, owner, armies, counts, sizes, eliminated_by, missions, 0)
+    else:
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
 
 
 @njit(cache=True)
@@ -456,7 +479,10 @@ def step_occupy(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_
     emit(log, sc, OCCUPY_EVENT, src=src, dst=dst, armies=n)
     # trade down at once after taking a victim's cards, then place
     sc[PHASE] = REINFORCE if hand_len[sc[CURRENT]] >= rules[ELIMINATION_AT] else ATTACK
-    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+    if rules[WIN_TEST] == MOVER:
+        check_mover_victory(log, sc, rules, owner, armies, counts, sizes, eliminated_by, missions, 0)
+    else:
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
 
 
 @njit(cache=True)
@@ -474,7 +500,10 @@ def step_fortify(log, chance_rng, sc, rules, owner, armies, hands, hand_len, dec
     armies[src] -= n
     armies[dst] += n
     emit(log, sc, FORTIFY_EVENT, src=src, dst=dst, armies=n)
-    check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
+    if rules[WIN_TEST] == MOVER:
+        check_mover_victory(log, sc, rules, owner, armies, counts, sizes, eliminated_by, missions, 0)
+    else:
+        check_victory(log, sc, rules, owner, armies, counts, sizes, alive, eliminated_by, missions)
     if sc[PHASE] != OVER:
         end_turn(log, chance_rng, sc, rules, owner, armies, hands, hand_len, deck, discard, alive, counts, sizes,
                  bonus)

@@ -7,8 +7,11 @@ random (or claimed in turn), then initial armies placed in turn, `setup_batch` a
 every action of a player's turn (never during setup: a mission held when setup ends is won by the player's first
 action): domination (all territories) or the acting player's secret mission (every player's after an elimination,
 since a destroy mission may fall back to 24 territories); a conquest counts once its armies have moved in, so the
-check follows the occupying move. Every state change is logged as an event tuple (`EVENT_FIELDS`), outcomes of
-chance included, so that `riskcore.replay` can rebuild every state from the log alone.
+check follows the occupying move. With `win_test="mover"` (the program Domination's `RiskGame.checkPlayerWon`) only
+the mover is tested, after each of its placements (the setup's last one included), occupations and fortifications:
+all territories first, then its mission once the setup placements are over. Every state change is logged as an
+event tuple (`EVENT_FIELDS`), outcomes of chance included, so that `riskcore.replay` can rebuild every state from
+the log alone. The compiled copy is `kernel.py`.
 """
 
 from __future__ import annotations
@@ -26,12 +29,13 @@ from riskcore.engine.cards import TERRITORY_BONUS, escalating_value, find_sets, 
 from riskcore.engine.chance import Chance
 from riskcore.engine.config import ConfigError, GameConfig
 from riskcore.engine.missions import Mission, compile_missions
-from riskcore.engine.rules import ATTACKER_DICE, DEFENDER_DICE, END_REASONS, PHASES
+from riskcore.engine.rules import ATTACKER_DICE, DEFENDER_DICE, END_REASONS, PHASES, WIN_TESTS
 
 EVENT_FIELDS = ("seq", "turn", "player", "phase", "kind", "src", "dst", "armies", "attacker_dice",
                 "defender_dice", "attacker_losses", "defender_losses", "conquered", "opponent", "cards", "stop_at")
 SETUP, CLAIM, REINFORCE, ATTACK, OCCUPY, FORTIFY, OVER = PHASES
 _, BY_DOMINATION, BY_MISSION, BY_TURN_CAP = END_REASONS
+ANY_SEAT, MOVER = WIN_TESTS
 # Ownership stamps are unique across all states of a process: two states with equal stamps hold the same owners,
 # eliminations and living players (a clone shares its original's stamp until either changes hands), so facts that
 # follow from ownership alone (missions done, agents' territory values) can be cached per stamp.
@@ -379,7 +383,7 @@ def step(state: GameState, action: Action, defender_dice: int | None = None) -> 
         if state.phase == SETUP:
             state.setup_left[me] -= action.armies
             state._emit("place", dst=action.territory, armies=action.armies)
-            _check_victory(state)
+            _check_victory(state, moved=True)
             if state.phase != OVER and state.reserve == 0:
                 _next_setup_player(state)
             return
@@ -407,7 +411,7 @@ def step(state: GameState, action: Action, defender_dice: int | None = None) -> 
         state.armies[action.src] -= action.armies
         state.armies[action.dst] += action.armies
         state._emit("fortify", src=action.src, dst=action.dst, armies=action.armies)
-        _check_victory(state)
+        _check_victory(state, moved=True)
         if state.phase != OVER:
             _end_turn(state)
         return
@@ -416,7 +420,7 @@ def step(state: GameState, action: Action, defender_dice: int | None = None) -> 
         _end_turn(state)
         return
     if state.phase != OCCUPY:  # a conquest is complete only once the armies have moved in
-        _check_victory(state)
+        _check_victory(state, moved=isinstance(action, (Place, Occupy)))
 
 
 def _trade(state: GameState, cards: tuple[int, int, int]) -> None:
@@ -492,7 +496,12 @@ def _eliminate(state: GameState, victim: int) -> None:
     state._emit("eliminate", opponent=victim, cards=" ".join(map(str, taken)) or None)
 
 
-def _check_victory(state: GameState) -> None:
+def _check_victory(state: GameState, moved: bool) -> None:
+    """After an action of the player to move; `moved`: a placement, an occupation or a fortification."""
+    if state.config.win_test == MOVER:
+        if moved:
+            _check_mover_victory(state)
+        return
     if state.turn == 0:  # claims and setup placements: a game is won on a player's own turn, after setup
         return
     me = state.current
@@ -515,6 +524,17 @@ def _check_victory(state: GameState) -> None:
         return
     if not any(_counts_armies(state.missions[p]) for p in order):
         state.done_by_stamp[nobody] = True
+
+
+def _check_mover_victory(state: GameState) -> None:
+    """Domination's test (`RiskGame.checkPlayerWon`): the mover alone, all territories first, then (in mission
+    mode, once the setup placements are over) its own mission; a destroy mission whose target someone else
+    eliminated is its territory count (`Mission.complete`)."""
+    me = state.current
+    if state.ownership()[0][me] == state.board.n_territories:
+        _finish(state, me, BY_DOMINATION)
+    elif state.config.mode == "mission" and not any(state.setup_left) and _mission_done(state, me):
+        _finish(state, me, BY_MISSION)
 
 
 def _counts_armies(m: Mission) -> bool:

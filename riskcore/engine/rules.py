@@ -10,6 +10,11 @@ from __future__ import annotations
 PHASES = ("setup", "claim", "reinforce", "attack", "occupy", "fortify", "over")
 END_REASONS = ("", "domination", "mission", "turn_cap")  # how a game ended ("": not yet)
 MISSION_KINDS = ("continents", "territories", "destroy")
+# when and whose victory is tested (`GameConfig.win_test`; the kernel numbers them by position): "any_seat" after
+# every action of a turn, the acting player first and, once anyone is out, every living seat; "mover" only the
+# mover, after each of its placements, occupations and fortifications (the program Domination's
+# `RiskGame.checkPlayerWon`)
+WIN_TESTS = ("any_seat", "mover")
 
 # ---- battles -------------------------------------------------------------------------------------------------------
 ATTACKER_DICE = 3  # the most dice an attacker rolls (one fewer than the armies attacking, at most this)

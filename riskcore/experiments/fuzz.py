@@ -7,8 +7,11 @@ conservation (armies change only by placements, card bonuses and battle losses),
 adjacency of attacks and fortifies, who may act, card conservation (hands, deck and discards always hold every card
 once) and the hand limit after trading, the reserve of every turn (territories // 3, at least 3, plus held bonuses,
 plus trades), eliminated players owning nothing and acting no more, and the winner really meeting its mission (or
-holding every territory). A game the compiled kernel played (every seat a `mission` or `domination` agent,
-territories dealt) is also played in the Python step loop, and a difference in any event is a violation.
+holding every territory). Under `win_test="mover"` it also holds the game to the program Domination's test: a win
+comes right after the winner's own placement, occupation or fortification, and every such move after which the
+mover holds every territory or (setup over) meets its mission is followed by its win. A game the compiled kernel
+played (every seat a `mission` or `domination` agent, territories dealt) is also played in the Python step loop,
+and a difference in any event is a violation.
 
 `riskcore fuzz --games N` (`make fuzz GAMES=N`) plays N games over configurations drawn from a seed, in parallel,
 and writes a report with the machine it ran on to `reports/benchmarks/fuzz.md`.
@@ -28,11 +31,12 @@ from riskcore.engine.config import GameConfig
 from riskcore.engine import EVENT_FIELDS
 # the rule tables come from the engine's one definition; the checker's logic is its own
 from riskcore.engine.rules import (ESCALATING, ESCALATING_STEP, FIXED, FIXED_MIXED, TERRITORY_BONUS, WILD,
-                                   base_reinforcement)
+                                   WIN_TESTS, base_reinforcement)
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
 
 F = {name: i for i, name in enumerate(EVENT_FIELDS)}
+MOVES = ("place", "reinforce", "occupy", "fortify")  # the events after which Domination tests the mover's win
 AGENT_MIX = ("random", "mission", "mission:focus=1", "domination", "expert", "bsr")
 
 
@@ -61,6 +65,7 @@ class EventChecker:
         self.conquered = -1  # a territory just conquered, empty until the armies move in
         self.setup_left = [config.armies_per_player] * self.p
         self.previous: tuple | None = None  # the event checked last
+        self.due: int = -1  # win_test "mover": the player whose last move won the game (its win must follow)
 
     def fail(self, row, what: str):
         raise Violation(f"event {row[F['seq']]} ({row[F['kind']]}, player {row[F['player']]}): {what}")
@@ -92,7 +97,11 @@ class EventChecker:
             before = int(self.armies.sum())
             if kind not in ("deal", "win", "draw", "eliminate") and not self.alive[p]:
                 self.fail(row, "an eliminated player acts")
+            if self.c.win_test == "mover":
+                self.mover_wins(row, kind, p)
             getattr(self, f"_{kind}")(row, p)
+            if self.c.win_test == "mover" and kind in MOVES:
+                self.due = p if self.won_by(p) else -1
             self.previous = row
             total = int(self.armies.sum())
             delta = total - before
@@ -255,6 +264,19 @@ class EventChecker:
             self.fail(row, f"player {p} takes the turn of player {expected}")
         self.turn_reserve, self.bonus_used = self.reserve_of(p), False
 
+    def mover_wins(self, row, kind: str, p: int) -> None:
+        """Domination's test, before `row` is applied: a win only and always right after a winning move."""
+        if kind == "win" and row[F["opponent"]] != self.due:
+            self.fail(row, f"player {row[F['opponent']]} wins, but no move of its own just won the game")
+        if kind != "win" and self.due >= 0:
+            self.fail(row, f"player {self.due} won with its last move, but the game goes on")
+
+    def won_by(self, p: int) -> bool:
+        """Whether the mover p has won under Domination's test: every territory, else its mission (setup over)."""
+        if (self.owner == p).all():
+            return True
+        return self.c.mode == "mission" and not any(self.setup_left) and self.mission_done(p)
+
     def mission_done(self, p: int) -> bool:
         """The mission spec read directly from the board file, checked by this checker's own code."""
         m = self.missions[p]
@@ -283,6 +305,8 @@ def check_game(board, config: GameConfig, missions: list[int], rows: list[tuple]
             checker.begin_turn(row, player)
             turn, player = row[F["turn"]], row[F["player"]]
         checker.check([row])
+    if rows and checker.due >= 0 and rows[-1][F["kind"]] != "win":
+        checker.fail(rows[-1], f"player {checker.due} won with its last move, but the log ends without its win")
 
 
 def same_in_python(config: GameConfig, agents: list[str], seed: int, rows: list[tuple]) -> None:
@@ -298,14 +322,14 @@ def same_in_python(config: GameConfig, agents: list[str], seed: int, rows: list[
 
 def random_config(rng: np.random.Generator) -> GameConfig:
     """A configuration drawn over every rule variant (players 2-6, both modes and deals, card values and caps,
-    fortify rules, setup batches, both boards)."""
+    fortify rules, setup batches, both boards, both win tests)."""
     board = str(rng.choice(["classic", "small"]))
     players = int(rng.integers(2, 7 if board == "classic" else 4))
     return GameConfig(board=board, n_players=players, mode=str(rng.choice(["mission", "domination"])),
                       deal=str(rng.choice(["random", "claim"])), setup_batch=int(rng.choice([1, 2, 5])),
                       card_values=str(rng.choice(["escalating", "fixed"])),
                       card_cap=[None, 20, 30][int(rng.integers(3))], fortify=str(rng.choice(["adjacent", "connected"])),
-                      turn_cap=int(rng.choice([60, 120, 200])))
+                      turn_cap=int(rng.choice([60, 120, 200])), win_test=str(rng.choice(WIN_TESTS)))
 
 
 def fuzz_game(seed: int) -> dict:
@@ -324,8 +348,8 @@ def fuzz_game(seed: int) -> dict:
         error = str(exc)
     return {"seed": seed, "board": config.board, "players": config.n_players, "mode": config.mode,
             "deal": config.deal, "card_values": config.card_values, "fortify": config.fortify,
-            "events": len(rec.state.log), "end": rec.state.end_reason, "compiled": rec.compiled,
-            "violation": error}
+            "win_test": config.win_test, "events": len(rec.state.log), "end": rec.state.end_reason,
+            "compiled": rec.compiled, "violation": error}
 
 
 def _chunk(seeds: list[int]) -> list[dict]:
@@ -349,14 +373,14 @@ def run_fuzz(games: int, seed: int = 0, workers: int | None = None, dask: str | 
     summary = pd.DataFrame([{"games": len(df), "compiled games": int(df.compiled.sum()),
                              "events": int(df.events.sum()), "violations": len(bad),
                              "seconds": round(seconds, 1), "games_per_s": round(len(df) / seconds, 1),
-                             "configs": df[["board", "players", "mode", "deal", "card_values", "fortify"]]
-                             .drop_duplicates().shape[0],
+                             "configs": df[["board", "players", "mode", "deal", "card_values", "fortify",
+                                            "win_test"]].drop_duplicates().shape[0],
                              "ends": ", ".join(f"{k} {v}" for k, v in sorted(Counter(df.end).items()))}])
     write_benchmark(
         "fuzz", "Rule fuzzing", "Seeded games over random configurations (players 2-6, both modes and deals, card "
-        "values and caps, fortify rules, setup batches, both boards) and agent mixes, each checked event by "
-        "event by an independent checker (`riskcore/experiments/fuzz.py`). Games whose seats are all mission or "
-        "domination agents run on the compiled kernel and are played again in the Python step loop: a "
+        "values and caps, fortify rules, setup batches, both boards, both win tests) and agent mixes, each checked "
+        "event by event by an independent checker (`riskcore/experiments/fuzz.py`). Games whose seats are all "
+        "mission or domination agents run on the compiled kernel and are played again in the Python step loop: a "
         "difference is a violation too."
         + ("" if bad.empty else "\n\nViolations:\n\n" + bad[["seed", "violation"]].to_markdown(index=False)),
         summary, out_dir, {"seed": seed})

@@ -41,7 +41,7 @@ FIGURES = {
     "generalisation-by-family": "08-generalisation",
     "generalisation-gain": "08-generalisation",
     "generalisation-calibration": "08-generalisation",
-    "generalisation-everyone": "08-generalisation",
+    "generalisation-learning-curve": "08-generalisation",
 }
 
 

@@ -13,6 +13,9 @@ reference implementation's own update, `khan2013` (`phatt`) |
 mission-blind, the model inferred per player (`mixture`): for players of unknown style; with goals = n > 0, the
 open-goal mixture: one more mission-blind model pursues a goal of its own (any 1 to n continents) |
 | `classifier` | C, train (runs) | multinomial logistic regression on trace features, trained on other seeds |
+| `evidence` | model | what each kind of evidence is worth, learned from simulated play with known missions: a logistic score
+of every card from the shares of the player's actions in it, a softmax over the cards (`evidence`); `model` names a
+fitted model file under `models/` |
 
 Every recogniser is given as a spec of `riskcore.params` (`Recogniser.from_spec`). Every one observes setup
 placements and the armies moved in after a conquest (`view=full`, the default); `view=turns` leaves them out, to
@@ -31,6 +34,7 @@ import numpy as np
 
 from riskcore.params import Spec, check_types, parse
 from riskcore.recognition.baselines import goal_posterior, placement_posterior, uniform_posterior
+from riskcore.recognition.evidence import evidence_posterior, load_model
 from riskcore.recognition.features import KINDS, VIEWS, Features, load_features
 from riskcore.recognition.hypotheses import Hypotheses
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
@@ -38,7 +42,7 @@ from riskcore.recognition.mixture import mixture_posterior
 from riskcore.recognition.phatt import PhattWeights, phatt_loglik
 from riskcore.recognition.posterior import cumulative_posterior, group_starts, grouped_cumsum, training_rows
 
-NAMES = ("uniform", "placements", "goal", "phatt", "inverse", "mixture", "classifier")
+NAMES = ("uniform", "placements", "goal", "phatt", "inverse", "mixture", "classifier", "evidence")
 # every parameter with its default (None: required); inverse's focus = -1 marginalises the player's focus over
 # inverse.FOCUS_GRID (unknown to the observer). `kinds` (every recogniser that accumulates evidence): only these
 # observation kinds carry evidence, an ablation.
@@ -46,11 +50,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "uniform": {}, "placements": {}, "goal": {"temperature": 0.1}, "phatt": {},
     "inverse": {"beta": 10.0, "focus": -1.0, "eps": 0.05},
     "mixture": {"beta": 10.0, "eps": 0.05, "rho": 0.5, "temper": 1.0, "goals": 0},
-    "classifier": {"C": 1.0, "train": None}}
+    "classifier": {"C": 1.0, "train": None}, "evidence": {"model": "evidence"}}
 EVIDENCE = ("phatt", "inverse", "mixture")  # the recognisers `kinds` applies to
 TYPES = {"temperature": float, "beta": float, "focus": float, "eps": float, "rho": float, "temper": float,
          "goals": int, "C": float,
-         "train": (str, tuple),
+         "train": (str, tuple), "model": str,
          "kinds": (str, tuple)}
 KIND_GROUPS = {("attack_won", "attack_lost"): "attacks only",
                ("attack_won", "attack_lost", "reinforce"): "attacks and reinforcements",
@@ -107,7 +111,7 @@ class Recogniser:
             params["train"] = (params["train"],) if isinstance(params["train"], str) else tuple(params["train"])
         if parsed.name == "mixture" and not params["goals"]:
             del params["goals"]  # the play-style mixture keeps its canonical text
-        return cls(parsed.name, tuple((k, float(v) if k != "train" else v) for k, v in params.items()),
+        return cls(parsed.name, tuple((k, v if k in ("train", "model") else float(v)) for k, v in params.items()),
                    kinds=kinds, **extra)
 
     @property
@@ -146,6 +150,8 @@ class Recogniser:
                     + (f", goals of <= {goals:g} continents)" if goals else ")"))
         elif self.name == "classifier":
             text = f"classifier (C {p['C']:g})"
+        elif self.name == "evidence":
+            text = "learned evidence weights" + (f" ({p['model']})" if p["model"] != "evidence" else "")
         else:
             text = _phatt_label(self.weights)
         if self.kinds:
@@ -191,6 +197,9 @@ class Recogniser:
         if self.name == "mixture":
             return mixture_posterior(f, load_candidates(f, run, data_dir), starts, p["beta"], p["eps"], p["rho"],
                                      p["temper"], self._only_kinds, goals=int(p.get("goals", 0)))
+        if self.name == "evidence":
+            model = load_model(p["model"])
+            return evidence_posterior(f, model, lambda spec: Recogniser.from_spec(spec).posterior(f, run, data_dir))
         if run in p["train"]:
             raise ValueError(f"the classifier must not train on the run it is tested on ({run!r})")
         return classifier_posterior(_trained(tuple(p["train"]), p["C"], f.hyp.name, data_dir, self.view), f)

@@ -19,8 +19,8 @@ import pandas as pd
 from riskcore import paths
 from riskcore.engine.config import GameConfig
 from riskcore.db import DataError, query, store_frames
-from riskcore.experiments.generalisation_protocol import NAMED
-from riskcore.experiments.generalisation_report import riskcore_recogniser
+from riskcore.experiments.recognition.protocol import NAMED
+from riskcore.experiments.recognition.generalisation_report import riskcore_recogniser
 from riskcore.recognition.baselines import goal_posterior
 from riskcore.recognition.features import load_features
 from riskcore.recognition.inverse import inverse_posterior, load_candidates
@@ -212,7 +212,7 @@ def write_report(chosen: dict[str, Recogniser], games: int, data_dir: Path | Non
 
 
 def _targets(m: pd.DataFrame, pairs: pd.DataFrame, chosen: dict[str, Recogniser]) -> list[str]:
-    """riskcore's recogniser at the default focus (named and calibrated on other play, nothing tuned here), and
+    """riskcore's recogniser at the default focus (named on other play, nothing tuned here), and
     beside it the best of the tuned recognisers (exploration: a best-of-several)."""
     run = run_name("test", DEFAULT_FOCUS)
     d = m[(m.run == run) & (m.subset == "all")]
@@ -230,9 +230,9 @@ def _targets(m: pd.DataFrame, pairs: pd.DataFrame, chosen: dict[str, Recogniser]
 
     below = [p for p in CHECKPOINTS if val(named, "log_loss", p).value <= np.log(6)]
     lines = [f"## riskcore's recogniser at the default focus ({DEFAULT_FOCUS:g})", "",
-             f"{label(named)} (`{named}`), named and calibrated by the generalisation experiment on riskcore's "
-             "agent families (other games; the `mission` agent at its default focus among them); nothing of it is "
-             "tuned on these runs.", "",
+             f"{label(named)} (`{named}`), named by the training protocol on a simulated population (other "
+             "games; `mission` agents among them, so these runs are in-model for it); nothing of it is tuned on "
+             "these runs.", "",
              f"- top-1 at 50% of the window: {cell(named, 'top1', 0.5)}; at 100%: {cell(named, 'top1', 1.0)}",
              f"- log loss at or below uniform ({np.log(6):.3f}) at {len(below)} of {len(CHECKPOINTS)} checkpoints "
              f"(at 100%: {cell(named, 'log_loss', 1.0)})",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from riskcore.db import query
-from riskcore.experiments.recognition import REFERENCE_PHATT, experiment_runs, test_metrics, winners_vs_losers
+from riskcore.experiments.recognition.focus import REFERENCE_PHATT, experiment_runs, test_metrics, winners_vs_losers
 from riskcore.recognition.recognisers import Recogniser
 from riskcore.verdicts import pct, undecided
 
