@@ -587,7 +587,7 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
     remove_leftovers(root)
     stage = staging_dir(root / directory)
     try:
-        moves, parts, check = [], [], None
+        moves, parts, checks = [], [], []
         for k, (frames, keys, part) in enumerate(items):
             tmp = stage / str(k)
             tmp.mkdir()
@@ -599,7 +599,7 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
                 if table.num_columns:  # a frame with no columns at all (nothing was computed) is skipped
                     write_parquet(table, tmp / name / f"{part}.parquet")
             generation = seal(tmp, directory, keys, part=part, sources=sources)
-            check = check or (f"generations_{directory}", keys, generation)
+            checks.append((f"generations_{directory}", keys, generation))
             final = paths.parquet_dir(directory, *map(str, next(iter(keys.items()))), data_dir)
             files: dict[str, list[Path]] = {}
             for f in sorted(tmp.rglob("*.parquet")):
@@ -612,7 +612,7 @@ def store_frames_many(items: list[tuple[dict, dict, str]], directory: str, data_
         registration = Registration(data_dir, lambda con: [register_files(con, keys, files, final)
                                                            for keys, files, final in parts],
                                     {run: sources for run in runs} if sources else None)
-        return publish(moves, registration.commit, check[2], check, data_dir, committed=registration.committed,
+        return publish(moves, registration.commit, checks[0][2], checks, data_dir, committed=registration.committed,
                        hold=registration.hold)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
@@ -671,7 +671,7 @@ def _publish_moves(moves: list, runs: list[str], checks: list[tuple[str, dict, s
 
     registration = Registration(data_dir, lambda con: {run: register_tables(con, "run", run, m.final)
                                                        for run, m in zip(runs, moves)}, sources)
-    return publish(moves, registration.commit, checks[0][2], checks[0], data_dir, keep_staged,
+    return publish(moves, registration.commit, checks[0][2], checks, data_dir, keep_staged,
                    committed=registration.committed, hold=registration.hold)
 
 

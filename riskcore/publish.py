@@ -16,7 +16,9 @@ An error or signal puts everything back unless the database holds the new genera
 the database, never inferred from where the error struck (a signal may land just after the commit, before this
 process hears of it). A process killed outright leaves its journal, and the next publication, reader,
 `riskcore check` or `riskcore db --rebuild` rolls it forward if the database holds its generation, back if not
-(`recover`), under the write lock.
+(`recover`), under the write lock. When the database already holds every generation of a publication (the same
+files published again), its answer cannot tell, and an interrupted publication is undone: the old files, the same
+bytes, come back.
 
 A generation is a content hash of the published files, so the same games give the same generation. Every tree
 records its publications' generations in a table `generations_<tree>` (keys, `generation`, the trace generation
@@ -270,12 +272,12 @@ class Undecided(RuntimeError):
 Committed = Callable[[str, dict, str], bool]  # (table, keys, generation) -> does the database hold it?
 
 
-def publish(moves: list[Move], commit: Callable[[], object], journal_name: str, check: tuple[str, dict, str],
-            data_dir: Path | None = None, keep_staged: bool = False, committed: Committed | None = None,
+def publish(moves: list[Move], commit: Callable[[], object], journal_name: str,
+            check: tuple[str, dict, str] | list[tuple[str, dict, str]], data_dir: Path | None = None, keep_staged: bool = False, committed: Committed | None = None,
             hold: Callable[[], ContextManager] = nullcontext):
     """Carry out one publication (see the module's docstring). `commit()` runs the database transaction that
     registers the moved files and records `check` = (table, keys, generation); it returns what the caller wants
-    back. `committed(table, keys, generation)` asks the database held by `hold()` whether it holds a generation: it
+    back (a list of such checks: one per run of a publication of several). `committed(table, keys, generation)` asks the database held by `hold()` whether it holds a generation: it
     decides what an error or signal leaves (the new state if so, else the old one) and what the journals of killed
     processes become (`recover`, run first). `hold()` is entered before anything moves and left at the end (the
     database's write connection: no reader sees files the database does not yet name). On an error the staged
@@ -303,14 +305,17 @@ def publish(moves: list[Move], commit: Callable[[], object], journal_name: str, 
     return result
 
 
-def _carry_out(moves: list[Move], commit: Callable[[], object], journal_name: str, check: tuple[str, dict, str],
-               data_dir: Path | None, keep_staged: bool, committed: Committed | None):
+def _carry_out(moves: list[Move], commit: Callable[[], object], journal_name: str,
+               check: tuple[str, dict, str] | list[tuple[str, dict, str]], data_dir: Path | None, keep_staged: bool,
+               committed: Committed | None):
     folder = journal_dir(data_dir)
     folder.mkdir(parents=True, exist_ok=True)
     journal = folder / f"{journal_name}-{os.getpid()}.json"
-    moved_old, placed, attempted, done_commit = [], [], False, False
+    checks = [check] if isinstance(check, tuple) else list(check)
+    moved_old, placed, attempted, done_commit, decisive = [], [], False, False, checks[0]
     try:
-        _write_journal(journal, moves, check)
+        decisive = _decisive(committed, checks)
+        _write_journal(journal, moves, decisive or checks[0], again=decisive is None)
         fault("journaled")
         for m in moves:
             if m.final.exists():
@@ -336,10 +341,12 @@ def _carry_out(moves: list[Move], commit: Callable[[], object], journal_name: st
     except BaseException as exc:
         asked = attempted and not done_commit
         if asked:  # the signal may have come after the commit (or turned into the commit's error): the database says
-            done_commit = _ask(committed, check)
+            # the same files published again (every generation already held): the old ones, byte for byte the same,
+            # come back, whichever way the commit went
+            done_commit = False if decisive is None else _ask(committed, decisive)
             if done_commit is None:
                 raise Undecided(f"{_one_line(exc) or type(exc).__name__}; the database cannot say whether the write "
-                                f"of generation {check[2]} was committed: its journal {journal} is kept, and "
+                                f"of generation {decisive[2]} was committed: its journal {journal} is kept, and "
                                 "`riskcore check` finishes or undoes it") from None
         if done_commit:  # the new state is complete: finish the clean-up and say so
             for m in moved_old:
@@ -365,6 +372,15 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+def _decisive(committed: Committed | None, checks: list[tuple[str, dict, str]]) -> tuple[str, dict, str] | None:
+    """The check whose answer after the commit says whether it happened: one whose generation the database does not
+    hold yet (asked under the write lock, so it cannot change but by this commit). None when it holds every one:
+    the same files are published again, and a generation held after the commit says nothing."""
+    if committed is None:
+        return checks[0]
+    return next((c for c in checks if not committed(*c)), None)
+
+
 def _ask(committed: Committed | None, check: tuple[str, dict, str]) -> bool | None:
     """Whether the database holds the publication's generation; None when it cannot say."""
     if committed is None:
@@ -382,8 +398,9 @@ def _drop_staged(moves: list[Move], keep_staged: bool) -> None:
             _remove(m.staged)
 
 
-def _write_journal(journal: Path, moves: list[Move], check: tuple[str, dict, str]) -> None:
-    text = json.dumps({"pid": os.getpid(), "table": check[0], "keys": check[1], "generation": check[2],
+def _write_journal(journal: Path, moves: list[Move], check: tuple[str, dict, str], again: bool = False) -> None:
+    """`again`: the database already holds the generation (the same files published again), so recovery undoes."""
+    text = json.dumps({"pid": os.getpid(), "table": check[0], "keys": check[1], "generation": check[2], "again": again,
                        "moves": [[str(m.staged), str(m.final), str(m.trash)] for m in moves]})
     tmp = journal.with_suffix(".tmp")
     with open(tmp, "w") as f:
@@ -412,8 +429,10 @@ def recover(data_dir: Path | None = None, committed: Committed | None = None, tr
         moves = [(Path(s), Path(f), Path(t)) for s, f, t in entry["moves"]]
         placed = all(not staged.exists() and final.exists() for staged, final, _ in moves)
         try:
-            forward = placed if trust_files or committed is None else committed(entry["table"], entry["keys"],
-                                                                                entry["generation"])
+            if trust_files or committed is None:
+                forward = placed
+            else:  # the same files published again: the old ones, the same bytes, come back whether it committed or not
+                forward = not entry.get("again") and committed(entry["table"], entry["keys"], entry["generation"])
         except Exception as exc:  # noqa: BLE001 - the database cannot say: the journal waits for one that can
             done.append(f"kept the journal {journal}: the database cannot say whether generation "
                         f"{entry['generation']} was committed ({' '.join(str(exc).split())[:200]}); "

@@ -115,6 +115,19 @@ def test_a_signal_at_any_step_leaves_the_old_state_or_the_new_one(old_run, tmp_p
     assert _riskcore(["replay", "--run", replaced[0] if replaced else "r"], data).returncode == 0
 
 
+def test_a_kill_while_the_same_games_are_published_again_keeps_them(old_run, tmp_path):
+    """Playing run r again with its seed gives the same files, so the database held their generation before the
+    commit: a process killed with the old files moved aside is undone, never taken as committed (the old files'
+    trash was removed and the run's files were gone)."""
+    data = _copy(old_run, tmp_path / "data")
+    before = _state(data)
+    assert _riskcore(SIM + ["--games", "3", "--seed", "1"], data, "old-moved:KILL").returncode == -9
+    assert _state(data) == before and _events_games(data) == before[0]
+    report = check(data)
+    assert report.recovered == [] and not report.problems, report.problems
+    assert _riskcore(["replay", "--run", "r"], data).returncode == 0
+
+
 def test_an_undo_and_a_completion_are_reported(old_run, tmp_path):
     data = _copy(old_run, tmp_path / "undo")
     assert _riskcore(SIM + ["--games", "5", "--seed", "2"], data, "new-placed:KILL").returncode == -9
