@@ -273,15 +273,17 @@ Committed = Callable[[str, dict, str], bool]  # (table, keys, generation) -> doe
 
 
 def publish(moves: list[Move], commit: Callable[[], object], journal_name: str,
-            check: tuple[str, dict, str] | list[tuple[str, dict, str]], data_dir: Path | None = None, keep_staged: bool = False, committed: Committed | None = None,
+            check: tuple[str, dict, str] | list[tuple[str, dict, str]], data_dir: Path | None = None,
+            keep_staged: bool = False, committed: Committed | None = None,
             hold: Callable[[], ContextManager] = nullcontext):
     """Carry out one publication (see the module's docstring). `commit()` runs the database transaction that
-    registers the moved files and records `check` = (table, keys, generation); it returns what the caller wants
-    back (a list of such checks: one per run of a publication of several). `committed(table, keys, generation)` asks the database held by `hold()` whether it holds a generation: it
-    decides what an error or signal leaves (the new state if so, else the old one) and what the journals of killed
-    processes become (`recover`, run first). `hold()` is entered before anything moves and left at the end (the
-    database's write connection: no reader sees files the database does not yet name). On an error the staged
-    paths are removed unless `keep_staged` (the caller keeps them, e.g. for a database that was locked)."""
+    registers the moved files and records `check` = (table, keys, generation), or a list of them (a publication of
+    several runs); it returns what the caller wants back. `committed(table, keys, generation)` asks the database
+    held by `hold()` whether it holds a generation: it decides what an error or signal leaves (the new state if so,
+    else the old one) and what the journals of killed processes become (`recover`, run first). `hold()` is entered
+    before anything moves and left at the end (the database's write connection: no reader sees files the database
+    does not yet name). On an error the staged paths are removed unless `keep_staged` (the caller keeps them, e.g.
+    for a database that was locked)."""
     stack = ExitStack()
     try:
         stack.enter_context(hold())
