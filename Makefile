@@ -127,8 +127,11 @@ browser-deps: ## Debian's chromium and chromedriver for the browser tests (insta
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 
-lab: venv ## JupyterLab with the project's settings (.jupyter) at the repository root: notebooks/*.py open as notebooks on data/
-	JUPYTER_CONFIG_DIR=$(CURDIR)/.jupyter $(BIN)/jupyter lab
+PORT  ?=
+TOKEN ?=
+lab: venv ## JupyterLab with the project's settings (.jupyter) on data/: notebooks/*.py open as notebooks; PORT=8888 TOKEN=...
+	JUPYTER_CONFIG_DIR=$(CURDIR)/.jupyter $(BIN)/jupyter lab $(if $(PORT),--port=$(PORT)) \
+		$(if $(TOKEN),--IdentityProvider.token=$(TOKEN))
 
 clean-data: ## delete all generated data (keeps data/README.md)
 	find data -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +

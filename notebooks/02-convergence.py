@@ -35,9 +35,9 @@ import seaborn as sns
 from riskcore.engine.board import load_board
 from riskcore.db import query
 from riskcore.experiments.recognition.focus import experiment_runs
+from riskcore.explore.beliefs import game_beliefs, true_card_by_game
 from riskcore.notebook import save_figure, setup
 from riskcore.recognition.hypotheses import build_hypotheses
-from riskcore.recognition.pipeline import player_metrics
 from riskcore.recognition.recognisers import Recogniser
 
 setup()
@@ -61,20 +61,22 @@ print(f"best recogniser at focus {example_focus:g} (top-1 at 50%): {best.label}"
 # ## Posterior over time in example games (true card in bold)
 
 # %%
-post = query("SELECT p.game_id, p.player, p.point AS turn, p.explanation, p.prob, pl.mission FROM posteriors p "
-             "JOIN players pl USING (run, game_id, player) WHERE p.run = ? AND p.setting = ? "
-             "AND p.point_kind = 'turn' ORDER BY p.game_id, p.player, p.point, p.explanation",
-             [runs[example_focus], best.setting])
-post = post[post.mission.isin(hyp.cards)]
-keys = post[["game_id", "player"]].drop_duplicates().head(examples)
-fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 4), squeeze=False, sharey=True)
-for ax, (g, p) in zip(axes[0], keys.itertuples(index=False)):
-    one = post[(post.game_id == g) & (post.player == p)]
-    turns = one.turn.unique()
-    cards = hyp.card_probs(one.prob.to_numpy().reshape(len(turns), hyp.size))
-    truth = one.mission.iloc[0]
-    for c, name in enumerate(hyp.cards):
-        ax.plot(turns, cards[:, c], lw=3 if name == truth else 1, label=name.removeprefix("Conquer "))
+# the card probabilities of the first few players holding one of the six cards, summed in DuckDB game by game
+run = runs[example_focus]
+seats = query("SELECT game_id, player, mission FROM players WHERE run = ? ORDER BY game_id, player", [run])
+seats = seats[seats.mission.isin(hyp.cards)]
+shown_players = []
+for g, holders in seats.groupby("game_id", sort=True):
+    _, beliefs = game_beliefs(run, best.setting, int(g))
+    shown_players += [(g, r.player, r.mission, beliefs.loc[r.player]) for r in holders.itertuples()
+                      if len(beliefs) and r.player in beliefs.index.get_level_values("player")]
+    if len(shown_players) >= examples:
+        break
+shown_players = shown_players[:examples]
+fig, axes = plt.subplots(1, len(shown_players), figsize=(5 * len(shown_players), 4), squeeze=False, sharey=True)
+for ax, (g, p, truth, cards) in zip(axes[0], shown_players):
+    for name in hyp.cards:
+        ax.plot(cards.index, cards[name], lw=3 if name == truth else 1, label=name.removeprefix("Conquer "))
     ax.set_title(f"game {g}, player {p}")
     ax.set_xlabel("turn")
     ax.set_ylim(0, 1)
@@ -92,11 +94,11 @@ frames = []
 for focus, run in runs.items():
     settings = [s for s in query("SELECT DISTINCT setting FROM recognition_metrics WHERE run = ?", [run]).setting
                 if shown(s)]
-    df = player_metrics(run, settings=sorted(settings))
-    frames.append(df.assign(focus=focus, p_true=np.exp(-df.log_loss)))
-per = pd.concat(frames, ignore_index=True)
-per["recogniser"] = per.setting.map(lambda s: Recogniser.from_spec(s).label)
-per_game = per.groupby(["focus", "recogniser", "point", "game_id"])[["top1", "p_true"]].mean().reset_index()
+    # per game and point: the mean over its players of the card-level top-1 and P(true card), summed in DuckDB
+    frames.append(true_card_by_game(run, sorted(settings)).assign(focus=focus))
+per_game = pd.concat(frames, ignore_index=True)
+per_game["recogniser"] = per_game.setting.map(lambda s: Recogniser.from_spec(s).label)
+per_game = per_game.sort_values(["focus", "recogniser", "point", "game_id"], ignore_index=True)  # hue order: by name
 for metric, name in (("top1", "convergence-top1"), ("p_true", "convergence-ptrue")):
     g = sns.relplot(per_game, x="point", y=metric, hue="recogniser", col="focus", kind="line", errorbar=("ci", 95),
                     n_boot=200, seed=0, height=3.5, aspect=1.0, facet_kws={"sharey": True})

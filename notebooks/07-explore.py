@@ -23,8 +23,8 @@
 # `$RISKCORE_DATA`), the database `make report` fills.
 
 # %% tags=["parameters"]
-run: str = ""  # the run to open first; empty: the first run in the database
-game: int = 0
+run: str = ""  # the run to open first; empty: the first run with posteriors (else the first run in the database)
+game: int = 0  # the game to open first, by its number in the run (past the run's last: its last)
 setting: str = ""  # the recogniser whose posteriors are shown; empty: the best one stored for the run
 
 # %%
@@ -32,9 +32,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from riskcore.engine.battle import roll_outcomes
 from riskcore.db import query
-from riskcore.explore import GameExplorer, top_runs, true_card_probability
+from riskcore.explore import GameExplorer, true_card_probability
+from riskcore.explore.tour import game_length_quantiles, play_per_turn, single_roll_losses
 from riskcore.recognition.recognisers import label
 from riskcore.notebook import setup
 
@@ -45,8 +45,9 @@ setup()
 # Pick a run and a game; drag the slider or step through the events. The board shows who owns what (the legend
 # below the map names each player's agent; tick *show true missions* to see their cards), the armies, and the last
 # attack as an arrow; beside it, each player's posterior over the mission cards at the current turn, in the
-# player's colour with the true card boxed, and the events around the current one in words. It opens on a run
-# that has posteriors; the runs marked "(posteriors)" in the list have them.
+# player's colour with the true card boxed (hover over a column's agent for its full spec), and the events around
+# the current one in words. It opens on a run that has posteriors; the runs marked "(posteriors)" in the list
+# have them.
 
 # %%
 explorer = GameExplorer(run or None, game, setting or None)
@@ -54,6 +55,8 @@ explorer.widget
 
 # %% [markdown]
 # ## What the database holds
+# Every query below aggregates inside DuckDB and returns only what it shows: the tables hold tens of millions of
+# rows.
 
 # %%
 present = set(query("SELECT table_name FROM information_schema.tables").table_name)
@@ -83,35 +86,27 @@ ax.set_xlabel("win rate of the card's holders")
 wins
 
 # %% [markdown]
-# ### 2. Battle outcomes against the exact odds
-# Each attack event is one roll: the mean losses per dice pair against the exact expectation. A dice engine
-# that drifts from the rules shows here first.
+# ### 2. Single dice rolls against the exact odds
+# An attack event is either one roll of the dice or a whole battle, rolled until the territory falls or the
+# attacker stops, with its losses summed (`stop_at` set: most of riskcore's agents' and imported attacks). Only
+# single rolls are compared here, by dice pair, with the exact expectation of one roll: a dice engine that drifts
+# from the rules shows here first.
 
 # %%
-rolls = query("""SELECT attacker_dice AS a, defender_dice AS d, count(*) AS rolls,
-                        avg(attacker_losses) AS attacker_loss, avg(defender_losses) AS defender_loss
-                 FROM events WHERE kind = 'attack' AND attacker_dice > 0 AND defender_dice > 0
-                 GROUP BY ALL ORDER BY a, d""")
-
-
-def exact(a: int, d: int) -> tuple[float, float]:
-    outcomes = roll_outcomes(int(a), int(d))
-    attacker = sum(p * la for (la, _), p in outcomes.items())
-    defender = sum(p * ld for (_, ld), p in outcomes.items())
-    return float(attacker), float(defender)
-
-
-rolls[["exact_attacker_loss", "exact_defender_loss"]] = [exact(a, d) for a, d in zip(rolls.a, rolls.d)]
-fig, ax = plt.subplots(figsize=(6, 4))
-labels = [f"{a}v{d}" for a, d in zip(rolls.a, rolls.d)]
-x = np.arange(len(rolls))
-ax.bar(x - 0.2, rolls.defender_loss, 0.4, label="defender losses (observed)")
-ax.scatter(x - 0.2, rolls.exact_defender_loss, color="k", zorder=3, label="exact")
-ax.bar(x + 0.2, rolls.attacker_loss, 0.4, label="attacker losses (observed)")
-ax.scatter(x + 0.2, rolls.exact_attacker_loss, color="k", zorder=3)
-ax.set_xticks(x, labels)
-ax.set_xlabel("attacker v defender dice")
-ax.legend(fontsize=8)
+rolls, battles = single_roll_losses()
+print(f"{rolls.rolls.sum():,} single rolls; {battles:,} whole battles left out (their losses are a battle's)")
+if rolls.empty:
+    print("no single rolls recorded")
+else:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    x = np.arange(len(rolls))
+    ax.bar(x - 0.2, rolls.defender_loss, 0.4, label="defender losses per roll (observed)")
+    ax.scatter(x - 0.2, rolls.exact_defender_loss, color="k", zorder=3, label="exact")
+    ax.bar(x + 0.2, rolls.attacker_loss, 0.4, label="attacker losses per roll (observed)")
+    ax.scatter(x + 0.2, rolls.exact_attacker_loss, color="k", zorder=3)
+    ax.set_xticks(x, [f"{a}v{d}\n{n:,}" for a, d, n in zip(rolls.a, rolls.d, rolls.rolls)])
+    ax.set_xlabel("attacker v defender dice (single rolls)")
+    ax.legend(fontsize=8)
 rolls
 
 # %% [markdown]
@@ -130,43 +125,34 @@ else:
     ax.set_xlabel("share of the player's actions observed")
     ax.set_ylabel("mean probability of the true card")
     ax.legend(fontsize=7, loc="upper left", ncol=2)
-    display(by.unstack("point").round(3))  # noqa: F821 - IPython's display
+    display(by.unstack("point").iloc[:, ::2].round(3))  # noqa: F821 - IPython's display; every tenth, not cut
 
 # %% [markdown]
 # ### 4. The longest games
-# Which games run longest, and who played them? Turn counts by run, and the ten longest games.
+# Which games run longest, and who played them? Turn counts by run (box: the middle half, whiskers: 5% to 95%,
+# dot: the mean), and the ten longest games.
 
 # %%
-lengths = query("SELECT run, turns, end_reason FROM games")
-# the six runs with most games keep their names, the rest are pooled: readable at any number of runs
-names = top_runs(lengths.groupby("run").size(), 6)
-fig, ax = plt.subplots(figsize=(8, 4))
-for name, d in lengths.assign(group=lengths.run.map(names)).groupby("group"):
-    ax.hist(d.turns, bins=30, histtype="step", label=f"{name} ({len(d):,} games)", density=True, lw=1.4)
+lengths = game_length_quantiles(6)  # the six runs with most games by name, the others pooled
+fig, ax = plt.subplots(figsize=(8, 0.45 * len(lengths) + 1.2))
+ax.bxp([{"label": f"{r.run} ({r.games:,} games)", "whislo": r.q05, "q1": r.q25, "med": r.q50, "q3": r.q75,
+         "whishi": r.q95, "mean": r.mean_turns} for r in lengths.itertuples()],
+       vert=False, showfliers=False, showmeans=True)
+ax.invert_yaxis()
 ax.set_xlabel("turns")
-ax.set_ylabel("share of games (density)")
-ax.legend(fontsize=7, loc="upper right")
 query("""SELECT g.run, g.game_id, g.turns, g.end_reason, string_agg(p.agent, ', ' ORDER BY p.player) AS agents
          FROM games g JOIN players p USING (run, game_id)
          GROUP BY ALL ORDER BY g.turns DESC LIMIT 10""")
 
 # %% [markdown]
 # ### 5. Where imported games differ from riskcore's agents
-# Per run, what a player does in a turn: attacks (rolls), conquests, fortifications and card trades. Imported
-# runs (another program's players) stand next to riskcore's; the twelve runs with most turns are shown by name,
-# the others pooled.
+# Per run, what a player does in a turn: single rolls, whole battles, conquests, fortifications and card trades.
+# Imported runs (another program's players) stand next to riskcore's; the twelve runs with most turns are shown by
+# name, the others pooled.
 
 # %%
-totals = query("""SELECT e.run, count(DISTINCT (game_id, turn)) AS turns,
-                         count(*) FILTER (WHERE kind = 'attack') AS rolls,
-                         count(*) FILTER (WHERE kind = 'attack' AND conquered) AS conquests,
-                         count(*) FILTER (WHERE kind = 'fortify') AS fortifies,
-                         count(*) FILTER (WHERE kind = 'trade') AS trades
-                  FROM events e GROUP BY e.run""").set_index("run")
-totals["group"] = totals.index.map(top_runs(totals.turns, 12))
-pooled = totals.groupby("group").sum()
-style = pooled[["rolls", "conquests", "fortifies", "trades"]].div(pooled.turns, axis=0).sort_index()
-ax = style.plot.barh(figsize=(8, 0.45 * len(style) + 1.5))
+style = play_per_turn(12)
+ax = style.plot.barh(figsize=(8, 0.55 * len(style) + 1.5))
 ax.set_xlabel("per turn")
 ax.legend(fontsize=8, loc="lower right")
 style.round(3)

@@ -228,7 +228,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead: time 100 PHATT weight settings on RUN's stored features (2 workers)")
     b.add_argument("--settings", type=_positive, default=100)
     b.add_argument("--explore", metavar="RUN", default=None,
-                   help="instead: the game explorer's time to open a game of RUN and to redraw per slider move")
+                   help="instead: the game explorer's time to open RUN's longest game, to redraw per slider move "
+                        "and to switch games")
+    b.add_argument("--notebooks", nargs="*", default=None, metavar="NAME",
+                   help="instead: every notebook (or those NAMEs) executed on the database, each in a fresh process, "
+                        "with its kernel's peak memory and slowest cell (written to notebooks.md)")
     b.add_argument("--recognition-memory", type=_positive, nargs="?", const=500, default=None, metavar="GAMES",
                    help="instead: peak memory of every recogniser on one simulated run of GAMES (default 500) "
                         "six-player games (default agents)")
@@ -371,6 +375,8 @@ def cmd_import(a) -> None:
 
 
 def cmd_db(a) -> None:
+    import warnings
+
     from riskcore import db
 
     if a.register:
@@ -383,7 +389,13 @@ def cmd_db(a) -> None:
         runs = db.rebuild(a.data_dir)
         print(f"rebuilt the database from {len(runs)} run(s): {', '.join(runs)}")
     if a.sql:
-        print(db.read_only_query(a.sql, a.data_dir).to_string(index=False))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", db.StaleWarning)
+            result = db.read_only_query(a.sql, a.data_dir)
+        for w in caught:  # a stale derivation is flagged beside the rows, never shown as current
+            if issubclass(w.category, db.StaleWarning):
+                print(f"riskcore db: warning: {w.message}", file=sys.stderr)
+        print(result.to_string(index=False))
         return
     print(db.schema_text(a.data_dir))
 
@@ -567,6 +579,11 @@ def cmd_bench(a) -> None:
 
         print(bench_recognition_memory(a.recognition_memory, out_dir=a.out_dir).to_string(index=False))
         return
+    if a.notebooks is not None:
+        from riskcore.experiments.bench_notebooks import BENCHED, bench_notebooks
+
+        print(bench_notebooks(tuple(a.notebooks) or BENCHED, a.data_dir, a.out_dir).to_string(index=False))
+        return
     if a.explore:
         print(bench_explore(a.explore, data_dir=a.data_dir, out_dir=a.out_dir).to_string(index=False))
         return
@@ -632,11 +649,19 @@ def _terminated(signum, frame) -> None:
 
 def _writes(args) -> bool:
     """Whether the command writes to the data directory (reading commands work on a read-only one)."""
-    if args.command in ("replay", "show", "summary"):
+    if args.command in ("replay", "show", "summary", "check"):  # check writes only to finish interrupted writes
         return False
     if args.command == "db":
         return bool(args.rebuild or args.register)
     return True
+
+
+def _duckdb_error() -> type:
+    """DuckDB's error class, imported only when an error is being handled (a simulate never loads DuckDB's reading
+    side early)."""
+    import duckdb
+
+    return duckdb.Error
 
 
 def _check_data_dir(path: Path | None, write: bool) -> None:
@@ -662,19 +687,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _check_data_dir(getattr(args, "data_dir", None), _writes(args))
         COMMANDS[args.command](args)
-    except (ValueError, RuntimeError, KeyError, FileNotFoundError, OSError, OverflowError) as exc:
+    except (ValueError, RuntimeError, KeyError, FileNotFoundError, OSError, OverflowError, _duckdb_error()) as exc:
         if _SIGNALLED:  # a query the signal interrupted says so in its own words: still a stop, not an error
             print(f"riskcore {args.command}: stopped by signal {_SIGNALLED[0]}; nothing half-written was kept",
                   file=sys.stderr)
             return 130
         message = " ".join(str(exc).split())  # one line, whatever the library wrote
+        if isinstance(exc, _duckdb_error()):  # a database error no layer named: a damaged file, most likely
+            message += " (if the database is damaged, `riskcore db --rebuild` rebuilds it from the Parquet files)"
         print(f"riskcore {args.command}: error: {message[:2000]}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:
         from riskcore.publish import Interrupted
 
         said = str(exc) if isinstance(exc, Interrupted) else "stopped; nothing half-written was kept"
-        if args.command == "simulate":
+        if args.command == "simulate" and not isinstance(exc, Interrupted):
             said += "; the chunks of games it finished are kept, and the same command plays the rest"
         print(f"riskcore {args.command}: {said}", file=sys.stderr)
         return 130

@@ -45,7 +45,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pyarrow as pa
 
@@ -54,7 +54,7 @@ from riskcore.engine.actions import Attack, EndAttack, EndTurn, Fortify, Illegal
 from riskcore.engine.board import load_board
 from riskcore.engine.chance import TraceError
 from riskcore.engine.config import GameConfig
-from riskcore.db import publish_run
+from riskcore.db import publish_runs
 from riskcore.engine import OCCUPY, REINFORCE, SETUP, new_game, step
 from riskcore.storage import check_name, remove_leftovers, write_parquet
 from riskcore.trace import GameRecord, parquet_options, records_to_tables
@@ -622,14 +622,16 @@ def import_logs(logs: Sequence[Path], run: str, data_dir: Path | None = None, mi
     for g in games:
         groups.setdefault((g.record.state.config.mode, g.card_values), []).append(g)
     counts: dict[str, int] = {}
+    runs = []
     for (mode, card_values), members in sorted(groups.items()):
         name = run if len(groups) == 1 else f"{run}-{_setting_suffix((mode, card_values), groups)}"
         check_name("run", name)
         config = program_rules(max(g.record.state.n_players for g in members), mode, card_values, BORDERS[borders])
-        sources = sorted({str(g.path) for g in members})
-        for k, v in land(name, [g.record for g in members], config, sources, data_dir).items():
-            counts[k] = counts.get(k, 0) + v
+        runs.append((name, [g.record for g in members], config, sorted({str(g.path) for g in members})))
         summary.runs[name] = len(members)
+    for run_counts in land(runs, data_dir).values():  # every run at once: all new, or all as they were
+        for k, v in run_counts.items():
+            counts[k] = counts.get(k, 0) + v
     return counts, summary
 
 
@@ -639,11 +641,20 @@ def _setting_suffix(setting: tuple[str, str], groups: dict[tuple[str, str], list
     return "-".join(setting[i] for i in differ)
 
 
-def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[str], data_dir: Path | None
-         ) -> dict[str, int]:
-    """Write the games' traces and register them in one transaction (staged, then swapped in)."""
+def land(runs: list[tuple[str, list[GameRecord], GameConfig, list[str]]], data_dir: Path | None
+         ) -> dict[str, dict[str, int]]:
+    """Write the games' traces of each (run, records, config, source logs) and publish the runs together, one
+    transaction registering them all (staged, then swapped in): a stop at any instant leaves every run old or every
+    run new. Returns each run's counts."""
     data_dir = paths.data_dir(data_dir)
     remove_leftovers(paths.traces_dir(data_dir))
+    return publish_runs([(paths.traces_dir(data_dir) / f"run={run}", run, _trace_writer(run, *rest))
+                         for run, *rest in runs], data_dir)
+
+
+def _trace_writer(run: str, records: list[GameRecord], config: GameConfig, sources: list[str]
+                  ) -> Callable[[Path], None]:
+    """What writes an imported run's tables into its staging directory."""
 
     def write(stage: Path) -> None:
         for i in range(0, len(records), 25):
@@ -660,6 +671,6 @@ def land(run: str, records: list[GameRecord], config: GameConfig, sources: list[
                                 "n_players": pa.array([config.n_players], pa.int8())}),
                       stage / "runs" / "part-00000.parquet")
 
-    return publish_run(paths.traces_dir(data_dir) / f"run={run}", run, write, data_dir)
+    return write
 
 

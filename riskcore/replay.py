@@ -21,7 +21,7 @@ from riskcore.engine.board import load_board
 from riskcore.engine.chance import TraceChance, TraceError
 from riskcore.engine.config import GameConfig
 from riskcore import paths
-from riskcore.db import DataError, sql_list, query, run_config
+from riskcore.db import DataError, query, reading, run_config, run_source, settle, sql_list
 from riskcore.engine import EVENT_FIELDS, GameState, new_game, step
 from riskcore.publish import verify
 
@@ -121,23 +121,30 @@ def replay(events: pd.DataFrame, missions: list[int], config: GameConfig, until_
 def load_game(run: str, game_id: int, data_dir: Path | None = None
               ) -> tuple[pd.DataFrame, list[int], GameConfig, pd.DataFrame]:
     """(events, missions, config, snapshots) of one recorded game from DuckDB (the config with the game's own
-    player count: an imported run may mix them; the snapshots as the run's engine stored them, `docs/data.md`)."""
-    config = run_config(run, data_dir)
-    events = query("SELECT * FROM events WHERE run = ? AND game_id = ? ORDER BY seq", [run, game_id], data_dir)
-    if events.empty:
-        raise DataError(f"run {run!r} has no events for game {game_id}")
-    seats = query("SELECT n_players FROM games WHERE run = ? AND game_id = ?", [run, game_id], data_dir).n_players
-    config = replace(config, n_players=int(seats.iloc[0])) if len(seats) else config
-    players = query("SELECT player, mission_index FROM players WHERE run = ? AND game_id = ? ORDER BY player",
-                    [run, game_id], data_dir)
-    missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
-    snaps = query("SELECT * FROM snapshots WHERE run = ? AND game_id = ? ORDER BY turn", [run, game_id], data_dir)
+    player count: an imported run may mix them; the snapshots as the run's engine stored them, `docs/data.md`),
+    read on one connection from the files that hold the game, each verified first (`db.run_source`)."""
+    with reading(data_dir):
+        config = run_config(run, data_dir)
+        games = (game_id, game_id)
+        events = query(f"SELECT * FROM {run_source('events', run, data_dir, games)} WHERE run = ? AND game_id = ? "
+                       "ORDER BY seq", [run, game_id], data_dir)
+        if events.empty:
+            raise DataError(f"run {run!r} has no events for game {game_id}")
+        seats = query("SELECT n_players FROM games WHERE run = ? AND game_id = ?", [run, game_id], data_dir).n_players
+        config = replace(config, n_players=int(seats.iloc[0])) if len(seats) else config
+        players = query("SELECT player, mission_index FROM players WHERE run = ? AND game_id = ? ORDER BY player",
+                        [run, game_id], data_dir)
+        missions = [int(m) for m in players.mission_index] if config.mode == "mission" else []
+        snaps = query(f"SELECT * FROM {run_source('snapshots', run, data_dir, games)} WHERE run = ? AND game_id = ? "
+                      "ORDER BY turn", [run, game_id], data_dir)
     return events, missions, config, snaps
 
 
 class RunTraces:
-    """A run's Parquet traces, read directly (the source of truth; the database is derived from them). A
-    corrupt or missing file is a `TraceError` naming it."""
+    """A run's Parquet traces, read directly (the source of truth; the database is derived from them). An
+    interrupted write is finished or undone first (the files are then the published ones, never a killed
+    process's uncommitted ones); every file is compared with its record (size and fast checksum) before it is read.
+    A corrupt or missing file is a `TraceError` naming it."""
 
     TABLES = ("runs", "games", "players", "events", "snapshots")
 
@@ -146,9 +153,11 @@ class RunTraces:
 
         self.run = run
         self.root = paths.traces_dir(data_dir) / f"run={run}"
+        if paths.db_path(data_dir).exists():
+            settle(data_dir)  # decided by the database; refused, with the command, where it cannot be
         if not self.root.is_dir():
             raise DataError(f"no traces of run {run!r} at {self.root}")
-        problems = [p for p in verify(self.root) if not p.endswith("(written before records were kept?)")]
+        problems = [p for p in verify(self.root, "fast") if not p.endswith("(written before records were kept?)")]
         if problems:
             raise TraceError(f"run {run!r}: {len(problems)} file(s) differ from their record: " + "; ".join(problems))
         self.con = duckdb.connect()  # in memory: reads the files, never the database
@@ -166,7 +175,13 @@ class RunTraces:
         self.snapshots_sql = self._snapshots_sql()  # the run's files have one layout: found once, not per game
 
     def df(self, sql: str, params: list | None = None) -> pd.DataFrame:
-        return self.con.execute(sql, params or []).df()
+        import duckdb
+
+        try:
+            return self.con.execute(sql, params or []).df()
+        except duckdb.Error as exc:  # a file damaged after it was verified: named, never a traceback
+            raise TraceError(f"run {self.run!r}: its traces cannot be read ({' '.join(str(exc).split())[:300]}): "
+                             "`riskcore check` names the damaged file") from None
 
     def game_ids(self) -> list[int]:
         return [int(g) for g in self.df("SELECT game_id FROM games ORDER BY game_id").game_id]

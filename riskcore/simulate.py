@@ -7,8 +7,10 @@ in fixed chunks (one Parquet file per chunk and table); the chunking does not de
 same seed and config give byte-identical files however the work is spread.
 
 A run resumes: each finished chunk is kept in a hidden directory beside the run's place (`.partial-run=NAME`, with
-the run's spec), so the same command after a kill plays only the chunks that were missing. A different spec or
-engine version starts afresh.
+the run's spec), so the same command after a kill plays only the chunks that were missing. A chunk is marked
+played with the size and fast checksum of each of its files, and a resumed run compares them before it keeps the
+chunk: a damaged or missing file is played again, never sealed into the run. A different spec or engine version
+starts afresh.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from riskcore.engine.config import GameConfig
 from riskcore.db import DatabaseLocked, publish_dir
 from riskcore.game import play_game
 from riskcore.parallel import run_tasks
-from riskcore.publish import seal
+from riskcore.publish import bytes_checksum, fast_checksum, seal
 from riskcore.storage import alive, check_name, parquet_bytes, remove_leftovers, write_bytes, write_parquet, write_text
 from riskcore.trace import parquet_options, records_to_tables
 
@@ -133,8 +135,8 @@ def partial_dir(final: Path) -> Path:
 
 
 def _resume(partial: Path, spec: RunSpec) -> set[int]:
-    """The chunks of `spec` already played into `partial`; a partial run of another spec is removed. Refuses a
-    partial run that a live process is still playing."""
+    """The chunks of `spec` already played into `partial` whose files are as they were written (`_intact`); a
+    partial run of another spec is removed. Refuses a partial run that a live process is still playing."""
     recorded = {"spec": json.loads(spec.to_json()), "engine_version": ENGINE_VERSION}
     owner, spec_file = partial / "owner", partial / "spec.json"
     if owner.exists():
@@ -147,7 +149,33 @@ def _resume(partial: Path, spec: RunSpec) -> set[int]:
     write_text(spec_file, json.dumps(recorded, sort_keys=True))
     write_text(owner, str(os.getpid()))
     done = partial / "done"
-    return {int(f.name) for f in done.iterdir()} if done.is_dir() else set()
+    kept = set()
+    for marker in sorted(done.iterdir(), key=lambda f: int(f.name)) if done.is_dir() else []:
+        problem = _intact(partial, marker)
+        if problem is None:
+            kept.add(int(marker.name))
+            continue
+        marker.unlink()  # first: a chunk no longer marked is played again whatever else is left of it
+        print(f"simulate {spec.run}: chunk {marker.name} is played again: {problem}", file=sys.stderr)
+    return kept
+
+
+def _intact(partial: Path, marker: Path) -> str | None:
+    """What is wrong with a played chunk's files against its marker (each file's size and fast checksum), or None.
+    A marker without them (written before markers held them) cannot vouch for its chunk."""
+    try:
+        files = json.loads(marker.read_text() or "null")
+    except (OSError, ValueError):
+        files = None
+    if not isinstance(files, dict) or not files:
+        return "its marker records no checksums"
+    for rel, want in sorted(files.items()):
+        f = partial / rel
+        if not f.is_file():
+            return f"{f} is missing"
+        if f.stat().st_size != want["bytes"] or fast_checksum(f) != want["xxh3"]:
+            return f"{f} differs from what was written (damaged)"
+    return None
 
 
 def _part_name(spec: RunSpec, chunk: int) -> str:
@@ -156,9 +184,13 @@ def _part_name(spec: RunSpec, chunk: int) -> str:
 
 
 def _keep_chunk(partial: Path, spec: RunSpec, chunk: int, files: dict[str, bytes]) -> None:
+    record = {}
     for name, data in files.items():
-        write_bytes(data, partial / name / _part_name(spec, chunk))
-    write_text(partial / "done" / str(chunk), "")  # last: a chunk marked done has all its tables
+        rel = f"{name}/{_part_name(spec, chunk)}"
+        write_bytes(data, partial / rel)
+        record[rel] = {"bytes": len(data), "xxh3": bytes_checksum(data)}
+    # last: a chunk marked done has all its tables, and says what they hold
+    write_text(partial / "done" / str(chunk), json.dumps(record, sort_keys=True))
 
 
 def pending_dir(final: Path) -> Path:

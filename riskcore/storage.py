@@ -117,9 +117,10 @@ def remove_leftovers(parent: Path) -> list[Path]:
     removed = []
     if not parent.is_dir():
         return removed
+    journaled = _journaled(parent)
     for p in parent.iterdir():
         pid = _owner_pid(p.name)
-        if pid is None or alive(pid):
+        if pid is None or alive(pid) or any(p == j or p in j.parents for j in journaled):
             continue
         if p.is_dir():
             shutil.rmtree(p, ignore_errors=True)
@@ -127,6 +128,21 @@ def remove_leftovers(parent: Path) -> list[Path]:
             p.unlink(missing_ok=True)
         removed.append(p)
     return removed
+
+
+def _journaled(parent: Path) -> list[Path]:
+    """The paths that journals of interrupted publications (`riskcore.publish`, in `.journal/` of the data directory:
+    `parent` or the folder above it) name: what undoing them needs, so never a leftover to remove before that."""
+    import json
+
+    named = []
+    for folder in (parent / ".journal", parent.parent / ".journal"):
+        for journal in folder.glob("*.json") if folder.is_dir() else []:
+            try:
+                named += [Path(p) for move in json.loads(journal.read_text())["moves"] for p in move]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+    return named
 
 
 def _owner_pid(name: str) -> int | None:

@@ -1,11 +1,13 @@
-"""The database reads a run's events, snapshots and recognition features from their Parquet files through views: no
-copy, the same rows; a query of one run reads that run's files (`db.run_source`)."""
+"""The database reads a run's events, snapshots, recognition features and posteriors from their Parquet files through
+views: no copy, the same rows; a query of one run reads that run's files (`db.run_source`); every file read is first
+compared with the size and checksum recorded when it was published, and a damaged one is named, never read."""
 
 import shutil
 import subprocess
 import sys
 
 import pyarrow.parquet as pq
+import pytest
 
 from riskcore import db
 from riskcore.cli import main
@@ -172,7 +174,7 @@ def test_inside_a_reading_block_the_file_list_is_read_once_and_picks_the_same_fi
     lists, real = [], db.query
 
     def counted(sql, *args, **kwargs):  # the reads of a file list with its game ranges
-        if "first_game" in sql:
+        if "FROM viewed_files" in sql:
             lists.append(sql)
         return real(sql, *args, **kwargs)
 
@@ -212,6 +214,7 @@ def test_the_snapshots_view_reads_runs_of_both_snapshot_layouts(tmp_path):
     """A data folder may hold runs from before snapshots were a row a turn (their files a row per territory)."""
     import duckdb
 
+    from riskcore.publish import seal
     from riskcore.replay import load_game
 
     data = ["--data-dir", str(tmp_path)]
@@ -222,6 +225,8 @@ def test_the_snapshots_view_reads_runs_of_both_snapshot_layouts(tmp_path):
                         FROM read_parquet('{part}'), range(1, len(owners) + 1) AS r(t)) TO '{part}.old'
                         (FORMAT parquet)""")
         part.with_name(part.name + ".old").replace(part)
+    seal(tmp_path / "traces" / "run=c", "traces", {"run": "c"})  # the run as such an engine recorded it
+    assert main(["db", "--rebuild"] + data) == 0
     assert main(SIM + data + ["--run", "d", "--games", "4"]) == 0
     rows = query("SELECT run, count(*) AS n, count(territory) AS old, count(owners) AS new FROM snapshots "
                  "GROUP BY run ORDER BY run", data_dir=tmp_path)
@@ -309,3 +314,83 @@ def test_a_file_that_holds_two_values_of_a_key_is_named(tmp_path):
         db._constant_columns(mixed, ("run", "setting"))
     pq.write_table(pa.table({"run": ["c"], "setting": ["a"]}), mixed, write_statistics=False)
     assert db._constant_columns(mixed, ("run", "setting")) == {"run": "c", "setting": "a"}
+
+
+def _flip(path, at: int | None = None) -> None:
+    """One byte changed (by default in the middle of the file), its size kept (what a failing disk or a stray write
+    does)."""
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2 if at is None else at] ^= 0x5A
+    path.write_bytes(bytes(raw))
+
+
+def test_a_run_played_again_with_fewer_games_replaces_the_old_one(tmp_path):
+    data = ["--data-dir", str(tmp_path)]
+    assert main(SIM + data + ["--games", "24", "--seed", "1"]) == 0  # 8 parts
+    assert main(SIM + data + ["--run", "d", "--games", "4"]) == 0
+    assert main(SIM + data + ["--games", "6", "--seed", "2"]) == 0  # 2 parts: 6 of c's files are gone
+    games = query("SELECT run, count(DISTINCT game_id) AS n FROM events GROUP BY run ORDER BY run", data_dir=tmp_path)
+    assert games.n.tolist() == [6, 4]
+    assert main(["replay", "--run", "c"] + data) == 0
+
+
+@pytest.fixture(scope="module")
+def recognised(tmp_path_factory):
+    """A run with features, posteriors and metrics, copied for each case."""
+    data = tmp_path_factory.mktemp("recognised")
+    assert main(SIM + ["--data-dir", str(data)]) == 0
+    assert main(["recognize", "--run", "c", "--recogniser", "uniform", "--quiet", "--data-dir", str(data)]) == 0
+    assert main(["evaluate", "--run", "c", "--bootstrap", "10", "--data-dir", str(data)]) == 0
+    return data
+
+
+# a file of each table kind: (tree, table), whether the database reads it through a view (else it holds a copy)
+KINDS = [("traces", "events", True), ("traces", "games", False), ("recognition", "rec_pending", True),
+         ("posteriors", "posteriors", True), ("metrics", "recognition_metrics", False),
+         ("posteriors", "generations_posteriors", False)]
+
+
+@pytest.mark.parametrize("tree,table,viewed", KINDS)
+def test_a_flipped_byte_in_any_table_kind_is_named_and_never_read(recognised, tmp_path, capsys, tree, table, viewed):
+    data = tmp_path / "data"
+    shutil.copytree(recognised, data)
+    bad = sorted((data / tree / "run=c" / table).glob("*.parquet"))[0]
+    # a record's middle may be statistics no reader uses: its first data page is read whatever is asked
+    _flip(bad, 8 if table.startswith("generations_") else None)
+    capsys.readouterr()
+    assert main(["check", "--data-dir", str(data)]) == 2
+    out = capsys.readouterr().out  # a publication's own record cannot be read at all: it says so
+    assert f"{bad}: damaged" in out or f"{bad}: unreadable" in out
+    if viewed:  # the readers of the view refuse the file, naming it
+        with pytest.raises(db.DataError, match=f"{bad}: damaged"):
+            query(f"SELECT count(*) FROM {table}", data_dir=data)
+        reader = {"events": ["replay", "--run", "c"], "rec_pending": ["recognize", "--run", "c", "--recogniser",
+                                                                      "goal", "--quiet"],
+                  "posteriors": ["evaluate", "--run", "c", "--bootstrap", "10"]}[table]
+        assert main(reader + ["--data-dir", str(data)]) == 2
+        assert f"{bad}: damaged" in capsys.readouterr().err
+
+
+def test_evaluate_refuses_a_posteriors_file_with_a_flipped_byte(recognised, tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(recognised, data)
+    before = query("SELECT * FROM recognition_metrics ORDER BY ALL", data_dir=data)
+    bad = next((data / "posteriors" / "run=c" / "posteriors").glob("*.parquet"))
+    _flip(bad)
+    capsys.readouterr()
+    assert main(["evaluate", "--run", "c", "--bootstrap", "10", "--data-dir", str(data)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert query("SELECT * FROM recognition_metrics ORDER BY ALL", data_dir=data).equals(before)
+
+
+def test_a_viewed_file_is_hashed_once_a_process_while_it_stays_the_same(recognised, monkeypatch):
+    from riskcore import publish
+
+    hashed = []
+    real = publish.fast_checksum
+    monkeypatch.setattr(publish, "fast_checksum", lambda path: hashed.append(path) or real(path))
+    db._VERIFIED.clear()
+    files = len(query("SELECT * FROM viewed_files WHERE table_name = 'events'", data_dir=recognised))
+    query("SELECT count(*) FROM events", data_dir=recognised)
+    query("SELECT count(*) FROM events", data_dir=recognised)
+    assert len(hashed) == files

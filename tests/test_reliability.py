@@ -258,3 +258,33 @@ def test_a_writer_keeps_to_its_memory_budget_and_still_registers_a_larger_run(tm
         assert reader.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "7.6 MiB"
     assert main(SIM + ["--data-dir", str(tmp_path), "--games", "60"]) == 0
     assert query("SELECT count(*) AS n FROM games WHERE run = 'c'", data_dir=tmp_path).n[0] == 60
+
+
+def test_a_damaged_chunk_of_a_stopped_run_is_played_again_never_sealed(tmp_path, monkeypatch, capsys):
+    from riskcore import simulate
+
+    data = ["--data-dir", str(tmp_path / "broken")]
+    real, kept = simulate._keep_chunk, []
+
+    def stop_after_two(*args):  # the run is stopped once two chunks are kept
+        real(*args)
+        kept.append(args[2])
+        if len(kept) == 2:
+            raise KeyboardInterrupt("stopped")
+
+    monkeypatch.setattr(simulate, "_keep_chunk", stop_after_two)
+    assert main(SIM + data + ["--games", "12"]) == 130
+    monkeypatch.setattr(simulate, "_keep_chunk", real)
+    partial = tmp_path / "broken" / "traces" / ".partial-run=c"
+    bad = partial / "events" / "part-00001.parquet"
+    raw = bytearray(bad.read_bytes())
+    raw[len(raw) // 2] ^= 0x5A
+    bad.write_bytes(bytes(raw))
+    capsys.readouterr()
+    assert main(SIM + data + ["--games", "12"]) == 0
+    assert f"chunk 1 is played again: {bad} differs from what was written" in capsys.readouterr().err
+    assert main(["replay", "--run", "c"] + data) == 0
+    assert main(SIM + ["--games", "12", "--data-dir", str(tmp_path / "unbroken")]) == 0
+    run, unbroken = tmp_path / "broken" / "traces" / "run=c", tmp_path / "unbroken" / "traces" / "run=c"
+    assert {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*.parquet"))} == \
+        {str(p.relative_to(unbroken)): p.read_bytes() for p in sorted(unbroken.rglob("*.parquet"))}

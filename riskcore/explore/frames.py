@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from riskcore.engine.board import CARD_SYMBOLS, Board, load_board
-from riskcore.db import query
+from riskcore.db import query, reading
 from riskcore.render import player_colour
 from riskcore.replay import iter_replay, load_game
 
@@ -46,8 +46,12 @@ class GameFrames:
 
 
 def load_frames(run: str, game_id: int, data_dir=None) -> GameFrames:
-    """Replay a recorded game once and keep every state (the explorer then only indexes)."""
-    events, missions, config, _ = load_game(run, game_id, data_dir)
+    """Replay a recorded game once and keep every state (the explorer then only indexes). Its reads share one
+    connection (an open costs tens of milliseconds, a game switch a few of them)."""
+    with reading(data_dir):
+        events, missions, config, _ = load_game(run, game_id, data_dir)
+        players = query("SELECT player, agent, mission FROM players WHERE run = ? AND game_id = ? ORDER BY player",
+                        [run, game_id], data_dir)
     board = load_board(config.board)
     owners = np.zeros((len(events), board.n_territories), dtype=np.int64)
     armies = np.zeros_like(owners)
@@ -55,6 +59,4 @@ def load_frames(run: str, game_id: int, data_dir=None) -> GameFrames:
     for seq, state in iter_replay(events, missions, config, label=f"run {run!r} game {game_id}"):
         owners[last + 1:seq + 1], armies[last + 1:seq + 1] = state.owner, state.armies
         last = seq
-    players = query("SELECT player, agent, mission FROM players WHERE run = ? AND game_id = ? ORDER BY player",
-                    [run, game_id], data_dir)
     return GameFrames(run, game_id, board, events, owners, armies, players)

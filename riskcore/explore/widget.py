@@ -1,6 +1,7 @@
 """The explorer's controls and their one update path: every change of run, game or setting reloads under a guard,
 clamps the slider to the new game before anything is drawn, and draws once; an error in any callback is shown in
-the widget itself (ipywidgets would otherwise only log it to Lab's console)."""
+the widget itself (ipywidgets would otherwise only log it to Lab's console). What a run offers (its last game, its
+recognisers) is read once per run, so switching games costs only the game's own reads."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ import traceback
 
 import numpy as np
 
-from riskcore.db import query
-from riskcore.explore.board_picture import BOARD_DPI, BOARD_INCHES, BoardPicture
+from riskcore.db import query, reading, run_source
+from riskcore.explore.belief_table import BeliefTable
+from riskcore.explore.beliefs import has_table
+from riskcore.explore.board_picture import BOARD_PIXELS, BoardPicture
 from riskcore.explore.event_log import event_log
 from riskcore.explore.frames import load_frames
-from riskcore.explore.posterior_picture import PosteriorPicture
 from riskcore.explore.tour import runs_with_posteriors
 from riskcore.recognition.recognisers import label
+
+NONE = ""  # the recogniser box's value on a run without posteriors (its one option says so)
 
 
 def default_setting(settings: list[str]) -> str | None:
@@ -31,11 +35,16 @@ def default_setting(settings: list[str]) -> str | None:
     return (main or settings or [None])[0]
 
 
+def no_posteriors(run: str) -> str:
+    return f"no posteriors for this run: riskcore recognize --run {run}"
+
+
 class GameExplorer:
-    """The widget: `GameExplorer().widget` in a notebook cell. `step_seconds` holds how long each redraw took.
+    """The widget: `GameExplorer().widget` in a notebook cell. `step_seconds` holds how long each redraw took,
+    `load_seconds` each load of a game (its reads, replay and first drawing).
 
     With no `run`, it opens a run that has posteriors, so the belief charts show something; the note above the
-    board says which runs have them."""
+    board says which runs have them; a named run the database does not hold is refused."""
 
     def __init__(self, run: str | None = None, game: int = 0, setting: str | None = None, data_dir=None):
         import ipywidgets as w
@@ -44,9 +53,13 @@ class GameExplorer:
         runs = list(query("SELECT run FROM runs ORDER BY run", data_dir=data_dir).run)
         if not runs:
             raise ValueError("the database holds no run: simulate or import one first")
+        if run is not None and run not in runs:
+            raise ValueError(f"no run {run!r} in the database (runs: {', '.join(runs[:10])}"
+                             f"{', ...' if len(runs) > 10 else ''})")
         believed = [r for r in runs_with_posteriors(data_dir) if r in runs]
-        first = run if run in runs else (believed or runs)[0]
+        first = run if run is not None else (believed or runs)[0]
         self._busy = True  # no callback draws until the first load has set everything up
+        self._offers: dict[str, tuple[int, list[str]]] = {}  # per run: its last game and its recognisers
         self.run_box = w.Dropdown(options=[(f"{r} (posteriors)" if r in believed else r, r) for r in runs],
                                   value=first, description="run", layout=w.Layout(width="340px"))
         self.game_box = w.BoundedIntText(value=game, min=0, max=10**9, description="game",
@@ -56,15 +69,19 @@ class GameExplorer:
         self.slider = w.IntSlider(value=0, min=0, max=1, description="event", continuous_update=True,
                                   layout=w.Layout(width="640px"))
         self.back, self.forward = w.Button(description="◀ step"), w.Button(description="step ▶")
-        width = f"{int(BOARD_INCHES[0] * BOARD_DPI)}px"
-        self.board_image = w.Image(format="png", layout=w.Layout(width=width))
-        self.posterior_image = w.Image(format="png")
-        self.log = w.HTML()
+        width, height = BOARD_PIXELS
+        # the image at the picture's own size: a flex row would otherwise stretch it to the row's height
+        self.board_image = w.Image(format="png", layout=w.Layout(width=f"{width}px", height=f"{height}px",
+                                                                  align_self="flex-start", flex="0 0 auto"))
+        self.beliefs, self.log = w.HTML(), w.HTML()
+        for box, name in ((self.board_image, "board"), (self.beliefs, "beliefs"), (self.log, "events")):
+            box.add_class(f"riskcore-{name}")  # for the browser test
         self.error = w.HTML()
         self.note = w.HTML(f"<small>{len(believed)} of {len(runs)} runs have posteriors"
                            + (f" ({', '.join(believed[:6])}{', ...' if len(believed) > 6 else ''})" if believed else
                               "") + "; <code>riskcore recognize --run RUN</code> adds them.</small>")
         self.step_seconds: list[float] = []
+        self.load_seconds: list[float] = []
         self.run_box.observe(lambda _: self._safely(self.load), "value")
         self.game_box.observe(lambda _: self._safely(self.load), "value")
         self.setting_box.observe(lambda _: self._safely(self.load_posteriors), "value")
@@ -74,9 +91,11 @@ class GameExplorer:
         self.forward.on_click(lambda _: self._safely(lambda: self.move(1)))
         controls = w.VBox([w.HBox([self.run_box, self.game_box, self.missions_box]), self.setting_box,
                            w.HBox([self.back, self.slider, self.forward]), self.note, self.error])
-        beliefs = w.VBox([self.posterior_image, self.log], layout=w.Layout(width="390px"))
-        # side by side; on a narrow screen the beliefs wrap below the board instead of shrinking
-        self.widget = w.VBox([controls, w.HBox([self.board_image, beliefs], layout=w.Layout(flex_flow="row wrap"))])
+        # beside the board in the room it leaves (Lab's file browser open or not); below it on a narrow screen
+        side = w.VBox([self.beliefs, self.log], layout=w.Layout(flex="1 1 360px", min_width="360px",
+                                                                 max_width="560px"))
+        self.widget = w.VBox([controls, w.HBox([self.board_image, side],
+                                               layout=w.Layout(flex_flow="row wrap", align_items="flex-start"))])
         self.widget.add_class("riskcore-explorer")  # for the browser test's measure of the whole explorer
         self._setting = setting
         self.load()
@@ -90,35 +109,55 @@ class GameExplorer:
             self.error.value = (f'<pre style="color:#b00020;white-space:pre-wrap">{html.escape(str(exc))}\n'
                                 f'{html.escape(traceback.format_exc(limit=3))}</pre>')
 
+    def offers(self, run: str) -> tuple[int, list[str]]:
+        """A run's last game id and the recognisers with per-turn posteriors for it (read once per run, from the
+        run's own posterior files)."""
+        if run not in self._offers:
+            last = int(query("SELECT max(game_id) AS n FROM games WHERE run = ?", [run], self.data_dir).n[0])
+            settings = []
+            if has_table("posteriors", self.data_dir):
+                source = run_source("posteriors", run, self.data_dir)
+                settings = list(query(f"SELECT DISTINCT setting FROM {source} WHERE run = ? AND point_kind = 'turn' "
+                                      "ORDER BY setting", [run], self.data_dir).setting)
+            self._offers[run] = (last, settings)
+        return self._offers[run]
+
     def load(self) -> None:
         """A run or game was chosen: replay it, clamp the slider to it, rebuild the pictures, then draw once."""
+        start = time.perf_counter()
         self._busy = True
         try:
-            run = self.run_box.value
-            last = int(query("SELECT max(game_id) AS n FROM games WHERE run = ?", [run], self.data_dir).n[0])
-            self.game_box.max = last
-            self.frames = load_frames(run, int(min(self.game_box.value, last)), self.data_dir)
+            with reading(self.data_dir):  # the game's reads share one connection
+                run = self.run_box.value
+                last, settings = self.offers(run)
+                self.game_box.max = last
+                self.frames = load_frames(run, int(min(self.game_box.value, last)), self.data_dir)
+                setting = self._setting if self._setting in settings else default_setting(settings)
+                self.table = BeliefTable(self.frames, setting, self.data_dir)
             with self.slider.hold_trait_notifications():
                 self.slider.max = self.frames.n_events - 1
                 self.slider.value = min(self.slider.value, self.slider.max)
-            self.picture = BoardPicture(self.frames, self.missions_box.value)
-            try:
-                settings = list(query("SELECT DISTINCT setting FROM posteriors WHERE run = ? AND point_kind = 'turn' "
-                                      "ORDER BY setting", [run], self.data_dir).setting)
-            except Exception:  # noqa: BLE001 - no posteriors table yet
-                settings = []
-            self.setting_box.options = [(label(s), s) for s in settings] or [("no posteriors for this run", None)]
-            self.setting_box.value = self._setting if self._setting in settings else default_setting(settings)
-            self.posteriors = PosteriorPicture(self.frames, self.setting_box.value, self.data_dir)
+            if getattr(self, "picture", None) is not None and self.picture.board.name == self.frames.board.name:
+                self.picture.use(self.frames, self.missions_box.value)  # the same map: drawn already
+            else:
+                self.picture = BoardPicture(self.frames, self.missions_box.value)
+            if settings:
+                self.setting_box.options = [(label(s), s) for s in settings]
+                self.setting_box.value = setting
+            else:
+                self.setting_box.options = [(no_posteriors(run), NONE)]
+                self.setting_box.value = NONE
+            self.setting_box.disabled = not settings
         finally:
             self._busy = False
         self.show()
+        self.load_seconds.append(time.perf_counter() - start)
 
     def load_posteriors(self) -> None:
         if self._busy:
             return
-        self._setting = self.setting_box.value  # kept when the game or run changes
-        self.posteriors = PosteriorPicture(self.frames, self.setting_box.value, self.data_dir)
+        self._setting = self.setting_box.value or self._setting  # kept when the game or run changes
+        self.table = BeliefTable(self.frames, self.setting_box.value or None, self.data_dir)
         self.show()
 
     def toggle_missions(self) -> None:
@@ -134,6 +173,6 @@ class GameExplorer:
         start = time.perf_counter()
         k = min(int(self.slider.value), self.frames.n_events - 1)
         self.board_image.value = self.picture.show(k)
-        self.posterior_image.value = self.posteriors.show(float(self.frames.events.turn.iat[k]))
+        self.beliefs.value = self.table.show(k)
         self.log.value = event_log(self.frames, k)
         self.step_seconds.append(time.perf_counter() - start)

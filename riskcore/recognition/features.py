@@ -39,8 +39,8 @@ from riskcore import ENGINE_VERSION, paths
 from riskcore.engine.battle import win_probability_table
 from riskcore.engine.board import load_board
 from riskcore.engine.chance import TraceError
-from riskcore.db import (DataError, generation, publish_run, query, query_arrays, reading, run_config, run_source,
-                         stale_sources)
+from riskcore.db import (DamagedFile, DataError, StaleData, generation, publish_run, query, query_arrays, reading,
+                         run_config, run_source, stale_sources)
 from riskcore.parallel import run_tasks
 from riskcore.recognition.hypotheses import Hypotheses, build_hypotheses
 from riskcore.storage import parquet_bytes, write_bytes, write_parquet
@@ -414,6 +414,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
 
     Local workers read their own chunk of games from the database, so the run's events are never all in memory;
     Dask workers (possibly on other machines) are sent their chunk's events."""
+    source = generation("traces", run, data_dir)  # the games read, as they are before anything is read
     config = run_config(run, data_dir)
     build_hypotheses(load_board(config.board), hyp_name)  # an unknown name fails here, before any work
     game_ids = query("SELECT game_id FROM games WHERE run = ? ORDER BY 1", [run], data_dir).game_id
@@ -440,8 +441,7 @@ def build_features(run: str, hyp_name: str = "cards6", data_dir: Path | None = N
                            desc=f"features {run}", progress=progress):
             pass
 
-    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir,
-                       source=generation("traces", run, data_dir))
+    return publish_run(paths.parquet_dir("recognition", "run", run, data_dir), run, write, data_dir, source=source)
 
 
 CHUNKS_A_CONNECTION = 5  # chunks whose events one connection reads: an open costs more as a run's views list more
@@ -602,13 +602,15 @@ def _load_features(run: str, hyp_name: str, data_dir: Path | None, view: str, ga
         # in the files' order: sorting the N x E rows in the query took most of a chunk's read
         pend = query_arrays(f"SELECT {', '.join(PENDING_KEYS + MATRICES)} FROM "
                             f"{run_source('rec_pending', run, data_dir, games)} WHERE {where}", params, data_dir)
+    except DamagedFile:
+        raise
     except Exception as exc:  # duckdb raises CatalogException when the tables do not exist yet
         raise DataError(f"no recognition features for run {run!r}: run `riskcore recognize --run {run}` "
                         f"(it builds them): {exc}") from None
     if obs.empty:
         raise DataError(f"no recognition features for run {run!r} with hypotheses {hyp_name!r}")
     if features_stale(run, data_dir):
-        raise DataError(f"the recognition features of run {run!r} were built from an earlier version of its games: "
+        raise StaleData(f"the recognition features of run {run!r} were built from an earlier version of its games: "
                         f"rebuild them with `riskcore recognize --run {run} --rebuild-features`")
     mats = _pending_matrices(pend, obs, hyp.size, run)
     obs["kind_code"] = kind_codes(obs.kind)

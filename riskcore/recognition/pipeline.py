@@ -17,8 +17,8 @@ import pandas as pd
 import pyarrow as pa
 
 from riskcore import ENGINE_VERSION, paths
-from riskcore.db import (DataError, generation, query, reading, run_config, run_source, stale_sources,
-                         store_frames_many)
+from riskcore.db import (DamagedFile, DataError, StaleData, generation, query, reading, run_config, run_source,
+                         sources_of, stale_sources, store_frames_many)
 from riskcore.parallel import default_workers, in_order, run_tasks
 from riskcore.params import parse
 from riskcore.recognition.features import build_features, features_stale, load_features
@@ -36,8 +36,8 @@ def ensure_features(run: str, hyp_name: str, data_dir: Path | None, rebuild: boo
     have = False
     if not rebuild:
         try:
-            have = not query("SELECT 1 FROM rec_observations WHERE run = ? AND hypotheses = ? LIMIT 1",
-                             [run, hyp_name], data_dir).empty
+            have = not query(f"SELECT 1 FROM {run_source('rec_observations', run, data_dir)} "
+                             "WHERE run = ? AND hypotheses = ? LIMIT 1", [run, hyp_name], data_dir).empty
         except Exception:  # the table does not exist yet
             have = False
         if have and features_stale(run, data_dir):
@@ -241,6 +241,8 @@ def _chunk_posteriors(run: str, recogniser: Recogniser, hyp_name: str, data_dir:
         with reading(data_dir):
             try:
                 f = _chunk_features(run, hyp_name, data_dir, recogniser.view, games, built)
+            except (DamagedFile, StaleData):
+                raise
             except DataError:
                 continue  # no observation in these games (a chunk of games nobody acted in)
             clock = _chunk_clock(run, data_dir, games, traces)
@@ -265,25 +267,26 @@ def posterior_table(run: str, recogniser: Recogniser, hyp_name: str = "cards6", 
     return pa.concat_tables(list(posterior_parts(run, recogniser, hyp_name, data_dir, turns))).combine_chunks()
 
 
-def store_posteriors(run: str, setting: str, table: pa.Table | Iterator[pa.Table], data_dir: Path | None = None
-                     ) -> dict[str, int]:
+def store_posteriors(run: str, setting: str, table: pa.Table | Iterator[pa.Table], data_dir: Path | None = None,
+                     sources: dict | None = None) -> dict[str, int]:
     """Write a setting's posteriors (a table, or tables as they are computed) and replace its rows in DuckDB in
     one transaction."""
-    return store_posteriors_many([(run, setting, table)], data_dir)[0]
+    return store_posteriors_many([(run, setting, table)], data_dir, {run: sources} if sources else None)[0]
 
 
-def store_posteriors_many(items: list[tuple[str, str, pa.Table | Iterator[pa.Table]]], data_dir: Path | None = None
-                          ) -> list[dict[str, int]]:
+def store_posteriors_many(items: list[tuple[str, str, pa.Table | Iterator[pa.Table]]], data_dir: Path | None = None,
+                          sources: dict[str, dict] | None = None) -> list[dict[str, int]]:
     """Several (run, setting, posteriors) at once, in one transaction; tables given as iterators are written as
-    they come, each item's before the next item's."""
+    they come, each item's before the next item's. `sources`: per run, the generations of the games and features
+    read before computing (`db.sources_of`; by default read now, before the iterators run)."""
     by_run: dict[str, list] = {}
     for run, setting, table in items:  # one publication per run: each records the trace generation it read
         by_run.setdefault(run, []).append(({"posteriors": table}, {"run": run, "setting": setting},
                                            hashlib.sha1(setting.encode()).hexdigest()[:16]))
+    sources = {run: (sources or {}).get(run) or sources_of(run, "posteriors", data_dir) for run in by_run}
     counts = {}
     for run, parts in by_run.items():
-        for (_, keys, _), c in zip(parts, store_frames_many(parts, "posteriors", data_dir,
-                                                            generation("traces", run, data_dir))):
+        for (_, keys, _), c in zip(parts, store_frames_many(parts, "posteriors", data_dir, sources[run])):
             counts[keys["run"], keys["setting"]] = c
     return [counts[run, setting] for run, setting, _ in items]
 
@@ -292,11 +295,21 @@ def recognize(run: str, recogniser: Recogniser, hyp_name: str = "cards6", data_d
               rebuild_features: bool = False, workers: int | None = None, dask_address: str | None = None,
               progress: bool = True, turns: bool = False) -> dict[str, int]:
     """Posteriors of one recogniser setting on a run (with `turns`, after every turn too)."""
+    require_missions(run, data_dir)
     ensure_features(run, hyp_name, data_dir, rebuild_features, workers=workers, dask_address=dask_address,
                     progress=progress)
+    sources = sources_of(run, "posteriors", data_dir)  # what is read, as it is before anything is computed
     # written as computed: memory does not grow with the run
     return store_posteriors(run, recogniser.setting, posterior_parts(run, recogniser, hyp_name, data_dir, turns,
-                                                                      workers, dask_address), data_dir)
+                                                                      workers, dask_address), data_dir, sources)
+
+
+def require_missions(run: str, data_dir: Path | None = None) -> None:
+    """Refuse, in one line, a run whose players have no missions (a domination run): nothing to recognise."""
+    mode = run_config(run, data_dir).mode
+    if mode != "mission":
+        raise DataError(f"run {run!r} is a {mode} run: its players have no secret missions to recognise "
+                        "(recognition and its evaluation need a mission run)")
 
 
 def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6", data_dir: Path | None = None,
@@ -309,6 +322,7 @@ def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6",
     for run, rec in jobs:  # a run's jobs together: its publication takes them one after another
         by_run.setdefault(run, []).append(rec)
     tasks, counts = [], {}
+    sources = {run: sources_of(run, "posteriors", data_dir) for run in by_run}  # before any task computes
     for run, recs in by_run.items():
         chunks = game_chunks(run, data_dir)
         for rec in recs:
@@ -323,7 +337,8 @@ def recognize_many(jobs: list[tuple[str, Recogniser]], hyp_name: str = "cards6",
 
     try:
         for run, recs in by_run.items():
-            store_posteriors_many([(run, rec.setting, job_parts(run, rec.setting)) for rec in recs], data_dir)
+            store_posteriors_many([(run, rec.setting, job_parts(run, rec.setting)) for rec in recs], data_dir,
+                                  sources)
     finally:
         results.close()  # an error part way stops the workers now
 
@@ -337,10 +352,13 @@ def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
     """Each metric's mean over players at every checkpoint of the observation window, read `SUMMARY_GAMES`
     games at a time (memory does not grow with the run): the summary `riskcore recognize` prints."""
     sums, counts = None, None
+    read = sources_of(run, "metrics", data_dir, [setting])  # the chunks are read apart: all of one state, or none
     for games in game_chunks(run, data_dir, SUMMARY_GAMES):
         try:
             with reading(data_dir):  # one connection for a chunk's reads
                 per = player_metrics(run, data_dir, settings=[setting], games=games, points=CHECKPOINTS)
+        except (DamagedFile, StaleData):
+            raise
         except DataError:
             continue  # no posteriors in these games
         part, n = per.groupby("point")[list(metrics)].sum(), per.groupby("point").size()
@@ -348,6 +366,9 @@ def mean_metrics(run: str, setting: str, data_dir: Path | None = None,
         counts = n if counts is None else counts.add(n, fill_value=0)
     if sums is None:
         raise DataError(f"no posteriors for run {run!r} and setting {setting!r}")
+    if sources_of(run, "metrics", data_dir, [setting]) != read:
+        raise DataError(f"run {run!r} or its posteriors of {setting} were replaced while the summary read them: "
+                        "no summary; run the command again")
     return sums.div(counts, axis=0)
 
 
@@ -373,9 +394,7 @@ def player_metrics(run: str, data_dir: Path | None = None, settings: list[str] |
     stale = stale_sources("posteriors", run, data_dir)
     stale = stale[stale.setting.isin(post.setting.unique())] if len(stale) else stale
     if len(stale):
-        raise DataError(f"the posteriors of {', '.join(repr(x) for x in stale.setting)} on run {run!r} were computed "
-                        "from an earlier version of its games: recompute them with `riskcore recognize --run "
-                        f"{run} --recogniser SETTING`")
+        raise StaleData("; ".join(stale.line))
     from riskcore.engine.board import load_board
     from riskcore.recognition.hypotheses import build_hypotheses
 
@@ -412,11 +431,13 @@ def evaluate(run: str, data_dir: Path | None = None, baselines: tuple[str, ...] 
     """Write `recognition_metrics` and `recognition_paired` for every recogniser setting of the run (or those in
     `settings`), at the checkpoints of each clock in `clocks` (column `clock`: `window`, the player's observation
     window, or `game`, the game's turn ends with setup turns, the reference's "% of game")."""
+    require_missions(run, data_dir)
+    sources = sources_of(run, "metrics", data_dir, settings)  # what is read, as it is before anything is computed
     parts = [_evaluate_clock(run, data_dir, baselines, n_boot, clock, settings) for clock in clocks]
-    # one part per clock: evaluating one clock keeps what an earlier evaluation stored for the other
+    # one part per clock: evaluating one clock keeps what an earlier evaluation stored for the other; refused at
+    # the commit when the games or posteriors read were replaced meanwhile
     store_frames_many([({"recognition_metrics": m, "recognition_paired": p}, {"run": run, "clock": clock},
-                        f"clock-{clock}") for clock, (m, p) in zip(clocks, parts)], "metrics", data_dir,
-                      generation("traces", run, data_dir))
+                        f"clock-{clock}") for clock, (m, p) in zip(clocks, parts)], "metrics", data_dir, sources)
     return pd.concat([m for m, _ in parts], ignore_index=True)
 
 
