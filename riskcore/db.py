@@ -169,9 +169,12 @@ def holds(con: duckdb.DuckDBPyConnection, table: str, keys: dict, generation: st
     error, never a "no": rolling back a committed publication would lose it."""
     where = " AND ".join(f"{k} = ?" for k in keys)
     try:
-        rows = con.execute(f"SELECT generation FROM {table} WHERE {where}", [str(v) for v in keys.values()]).fetchall()
+        columns = {r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()}
     except duckdb.CatalogException:  # the table does not exist: nothing of this tree was ever committed
         return False
+    if not set(keys) <= columns:  # a key no publication of the tree has used yet (metrics by clock after by run)
+        return False
+    rows = con.execute(f"SELECT generation FROM {table} WHERE {where}", [str(v) for v in keys.values()]).fetchall()
     return generation in {r[0] for r in rows}
 
 
@@ -253,7 +256,7 @@ def _records(tables: dict[str, list[Path]], where_from: Path) -> dict[str, dict]
     for name, files in tables.items():
         if name.startswith("generations_"):
             for f in files:
-                for entry in pq.read_table(f, columns=["files"]).column("files").to_pylist():
+                for entry in pq.ParquetFile(f).read(columns=["files"]).column("files").to_pylist():
                     out.update({str((where_from / rel).resolve()): e for rel, e in json.loads(entry).items()})
     return out
 

@@ -96,8 +96,10 @@ def test_a_signal_at_any_step_leaves_the_old_state_or_the_new_one(old_run, tmp_p
     committed = step == "db-committed" or STEPS.index(step) >= STEPS.index("committed")
     if signal_name == "TERM":
         assert done.returncode == 130, done.stderr
-        if committed:
+        if committed and write != "features":
             assert "stopped by signal 15 after its write had completed; the new state is in place" in done.stderr
+        elif committed:  # the same games give the same features: undone or kept, the state is the same bytes
+            assert "the new state is in place" in done.stderr or "nothing half-written was kept" in done.stderr
         else:
             assert "nothing half-written was kept" in done.stderr
     else:
