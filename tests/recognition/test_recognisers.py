@@ -290,7 +290,8 @@ def test_evaluate_of_given_settings_leaves_out_a_stale_setting_of_another_config
         pipeline.recognize("s", Recogniser.from_spec(spec), data_dir=streamed, workers=1, progress=False)
     with db.transaction(streamed) as con:  # as if computed before the run's games were last rewritten
         con.execute("UPDATE generations_posteriors SET source = 'earlier' WHERE run = 's' AND setting = 'placements'")
-    with pytest.raises(DataError, match=r"the posteriors of run 's' \(placements\) were derived from an earlier version"):
+    stale = r"the posteriors of run 's' \(placements\) were derived from an earlier version"
+    with pytest.raises(DataError, match=stale):
         pipeline.evaluate("s", streamed, n_boot=10)
     metrics = pipeline.evaluate("s", streamed, n_boot=10, settings=["uniform", Recogniser.from_spec("goal").setting])
     assert set(metrics.setting) == {"uniform", Recogniser.from_spec("goal").setting}
