@@ -110,8 +110,8 @@ t.gain(t.foreign)
 
 # %% [markdown]
 # ## Learning curve
-# The learned models fitted on the first 10^3, 10^4 and 10^5 games of the training population, on the development
-# families: gain over uniform (checkpoints pooled) and top-1 at 100%.
+# The learned models fitted on the first 10^3 games of the training population and every tenfold step up to its
+# size, on the development families: gain over uniform (checkpoints pooled) and top-1 at 100%.
 
 # %%
 curve = pd.DataFrame(t.protocol["learning_curve"])

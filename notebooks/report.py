@@ -271,8 +271,9 @@ figure("generalisation-gain", "riskcore's recogniser: gain over uniform in nats 
        "Two line charts of the gain over uniform against the share of the game, one line per family.")
 table("generalisation-gain-foreign")
 table("generalisation-in-model")
-figure("generalisation-learning-curve", "The learned models fitted on 10^3, 10^4 and 10^5 games of the training "
-       "population, on the development families: gain over uniform (checkpoints pooled) and top-1 at 100%.",
+figure("generalisation-learning-curve", "The learned models fitted on 10^3 games of the training population "
+       "and every tenfold step up to its size, on the development families: gain over uniform (checkpoints "
+       "pooled) and top-1 at 100%.",
        "Two line charts against the number of training games, one line per family and model.")
 table("generalisation-curve")
 say("**Where riskcore's recogniser loses** (every comparison decided against it):\n\n" + "\n".join(gen.losses()))

@@ -193,8 +193,14 @@ class Tables:
         if c.empty:
             return c
         c["model"] = c.model.map(RECOGNISER_NAMES)
-        return c.pivot_table(index=["family", "model"], columns="games",
-                             values=["gain", "top1_at_100"]).round(3)
+        t = c.pivot_table(index=["family", "model"], columns="games", values=["gain", "top1_at_100"]).round(3)
+        names = {"gain": "gain", "top1_at_100": "top-1 at 100%"}
+        t.columns = [f"{names[m]}, {g:,} games" for m, g in t.columns]
+        return t.reset_index().set_index("family")
+
+    def curve_sizes(self) -> str:
+        games = sorted({r["games"] for r in self.protocol["learning_curve"]})
+        return ", ".join(f"{g:,}" for g in games) or "no"
 
     def ece(self) -> pd.DataFrame:
         return self.m[self.m.metric == "ece"].pivot(index="recogniser", columns="family", values="value").round(3)
@@ -341,8 +347,9 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         "model enters; play that ignores the mission leans 0).", "",
         md(t.in_model()), "",
         "## Learning curve", "",
-        "The learned models fitted on the first 10^3, 10^4 and 10^5 games of the training population, scored on "
-        "the development families (gain over uniform, checkpoints pooled; top-1 at 100%):", "",
+        f"The learned models fitted on the first {t.curve_sizes()} games of the training population (10^3 and "
+        "every tenfold step up to its size), scored on the development families (gain over uniform, checkpoints "
+        "pooled; top-1 at 100%):", "",
         md(t.curve()), "",
         "## Where riskcore's recogniser loses", "",
         "Every comparison decided against it, at any checkpoint:", ""] + t.losses() + [
