@@ -200,7 +200,8 @@ class Tables:
 
     def curve_sizes(self) -> str:
         games = sorted({r["games"] for r in self.protocol["learning_curve"]})
-        return ", ".join(f"{g:,}" for g in games) or "no"
+        names = [f"{g:,}" for g in games]
+        return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names) or "no"
 
     def ece(self) -> pd.DataFrame:
         return self.m[self.m.metric == "ece"].pivot(index="recogniser", columns="family", values="value").round(3)
