@@ -76,3 +76,17 @@ def dask_cluster(tmp_path_factory):
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@pytest.fixture(scope="session")
+def evaluated(tmp_path_factory):
+    """Run `c` (6 games in chunks of 3) with features, uniform posteriors and metrics: cases that change it copy it
+    first."""
+    from riskcore.cli import main
+
+    data = tmp_path_factory.mktemp("evaluated")
+    sim = ["simulate", "--run", "c", "--games", "6", "--chunk", "3", "--workers", "1", "--quiet"]
+    assert main(sim + ["--data-dir", str(data)]) == 0
+    assert main(["recognize", "--run", "c", "--recogniser", "uniform", "--quiet", "--data-dir", str(data)]) == 0
+    assert main(["evaluate", "--run", "c", "--bootstrap", "10", "--data-dir", str(data)]) == 0
+    return data

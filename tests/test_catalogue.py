@@ -334,16 +334,6 @@ def test_a_run_played_again_with_fewer_games_replaces_the_old_one(tmp_path):
     assert main(["replay", "--run", "c"] + data) == 0
 
 
-@pytest.fixture(scope="module")
-def recognised(tmp_path_factory):
-    """A run with features, posteriors and metrics, copied for each case."""
-    data = tmp_path_factory.mktemp("recognised")
-    assert main(SIM + ["--data-dir", str(data)]) == 0
-    assert main(["recognize", "--run", "c", "--recogniser", "uniform", "--quiet", "--data-dir", str(data)]) == 0
-    assert main(["evaluate", "--run", "c", "--bootstrap", "10", "--data-dir", str(data)]) == 0
-    return data
-
-
 # a file of each table kind: (tree, table), whether the database reads it through a view (else it holds a copy)
 KINDS = [("traces", "events", True), ("traces", "games", False), ("recognition", "rec_pending", True),
          ("posteriors", "posteriors", True), ("metrics", "recognition_metrics", False),
@@ -351,9 +341,9 @@ KINDS = [("traces", "events", True), ("traces", "games", False), ("recognition",
 
 
 @pytest.mark.parametrize("tree,table,viewed", KINDS)
-def test_a_flipped_byte_in_any_table_kind_is_named_and_never_read(recognised, tmp_path, capsys, tree, table, viewed):
+def test_a_flipped_byte_in_any_table_kind_is_named_and_never_read(evaluated, tmp_path, capsys, tree, table, viewed):
     data = tmp_path / "data"
-    shutil.copytree(recognised, data)
+    shutil.copytree(evaluated, data)
     bad = sorted((data / tree / "run=c" / table).glob("*.parquet"))[0]
     # a record's middle may be statistics no reader uses: its first data page is read whatever is asked
     _flip(bad, 8 if table.startswith("generations_") else None)
@@ -371,9 +361,9 @@ def test_a_flipped_byte_in_any_table_kind_is_named_and_never_read(recognised, tm
         assert f"{bad}: damaged" in capsys.readouterr().err
 
 
-def test_evaluate_refuses_a_posteriors_file_with_a_flipped_byte(recognised, tmp_path, capsys):
+def test_evaluate_refuses_a_posteriors_file_with_a_flipped_byte(evaluated, tmp_path, capsys):
     data = tmp_path / "data"
-    shutil.copytree(recognised, data)
+    shutil.copytree(evaluated, data)
     before = query("SELECT * FROM recognition_metrics ORDER BY ALL", data_dir=data)
     bad = next((data / "posteriors" / "run=c" / "posteriors").glob("*.parquet"))
     _flip(bad)
@@ -383,14 +373,14 @@ def test_evaluate_refuses_a_posteriors_file_with_a_flipped_byte(recognised, tmp_
     assert query("SELECT * FROM recognition_metrics ORDER BY ALL", data_dir=data).equals(before)
 
 
-def test_a_viewed_file_is_hashed_once_a_process_while_it_stays_the_same(recognised, monkeypatch):
+def test_a_viewed_file_is_hashed_once_a_process_while_it_stays_the_same(evaluated, monkeypatch):
     from riskcore import publish
 
     hashed = []
     real = publish.fast_checksum
     monkeypatch.setattr(publish, "fast_checksum", lambda path: hashed.append(path) or real(path))
     db._VERIFIED.clear()
-    files = len(query("SELECT * FROM viewed_files WHERE table_name = 'events'", data_dir=recognised))
-    query("SELECT count(*) FROM events", data_dir=recognised)
-    query("SELECT count(*) FROM events", data_dir=recognised)
+    files = len(query("SELECT * FROM viewed_files WHERE table_name = 'events'", data_dir=evaluated))
+    query("SELECT count(*) FROM events", data_dir=evaluated)
+    query("SELECT count(*) FROM events", data_dir=evaluated)
     assert len(hashed) == files

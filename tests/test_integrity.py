@@ -18,16 +18,6 @@ from riskcore.integrity import check
 SIM = ["simulate", "--run", "c", "--games", "6", "--chunk", "3", "--workers", "1", "--quiet"]
 
 
-@pytest.fixture(scope="module")
-def evaluated(tmp_path_factory):
-    """A run with features, posteriors and metrics, copied for each case."""
-    data = tmp_path_factory.mktemp("evaluated")
-    assert main(SIM + ["--data-dir", str(data)]) == 0
-    assert main(["recognize", "--run", "c", "--recogniser", "uniform", "--quiet", "--data-dir", str(data)]) == 0
-    assert main(["evaluate", "--run", "c", "--bootstrap", "10", "--data-dir", str(data)]) == 0
-    return data
-
-
 def _copy(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst)
     return dst
