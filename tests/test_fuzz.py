@@ -109,8 +109,9 @@ def _tampered_at(rows, i):
     return out
 
 
-def test_a_seeded_batch_of_games_over_random_configurations_keeps_the_rules(tmp_path):
-    df = run_fuzz(3000, seed=3, workers=2, progress=False, out_dir=tmp_path)  # CI: a few thousand games
+@pytest.mark.parametrize("games", [1000, pytest.param(5000, marks=pytest.mark.slow)])  # CI: the thousand
+def test_a_seeded_batch_of_games_over_random_configurations_keeps_the_rules(tmp_path, games):
+    df = run_fuzz(games, seed=3, workers=2, progress=False, out_dir=tmp_path)
     assert (df.violation == "").all(), df[df.violation != ""].violation.tolist()[:3]
     assert df[["board", "players", "mode", "deal"]].drop_duplicates().shape[0] > 20
     assert df.compiled.sum() > 100  # games of the compiled kernel, checked against the Python step loop too
