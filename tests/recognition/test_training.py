@@ -134,3 +134,16 @@ def test_the_population_rows_are_kept_and_read_back_as_they_were(tmp_path, monke
         assert np.array_equal(a.x, b.x) and np.array_equal(a.card, b.card)
         assert np.array_equal(a.ruled_out, b.ruled_out) and np.array_equal(a.mixture, b.mixture)
         assert a.meta.astype(str).equals(b.meta.astype(str))
+
+
+def test_reuse_refuses_a_population_that_is_not_there(tmp_path):
+    with pytest.raises(ValueError, match=r"--reuse: 1?\d+ run\(s\) of the 1,000-game population .*train-"):
+        tr.features_of_population(1_000, pop.SEED, tmp_path, 1, None, False)
+
+
+def test_reuse_builds_the_features_a_run_of_the_population_lacks(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(tr, "runs_already_there", lambda specs, data_dir: {s.run for s in specs})
+    monkeypatch.setattr(tr, "ensure_features_many", lambda runs, hyp, *a, **k: asked.append((list(runs), hyp)))
+    tr.features_of_population(1_000, pop.SEED, tmp_path, 1, None, False)
+    assert asked == [([c.run for c in pop.population(1_000, pop.SEED)], "cards6")]

@@ -233,11 +233,9 @@ def learning_curve(rows: Rows, sizes: tuple[int, ...], total: int, dev: dict[str
 
 def simulate_population(games: int, data_dir: Path | None, workers: int | None, dask: str | None,
                         progress: bool, seed: int = SEED) -> list[str]:
-    from riskcore.simulate import RunSpec, default_chunk, simulate_many
+    from riskcore.simulate import simulate_many
 
-    cells = population(games, seed)
-    specs = [RunSpec(c.run, c.games, c.config, c.agents, c.seed,
-                     chunk=min(default_chunk(c.games), 25 if c.lineage == "random" else 250)) for c in cells]
+    specs = population_specs(games, seed)
     there = runs_already_there(specs, data_dir)
     todo = [s for s in specs if s.run not in there]
     if todo:
@@ -245,7 +243,31 @@ def simulate_population(games: int, data_dir: Path | None, workers: int | None, 
         ensure_features_many([s.run for s in todo], "cards6", data_dir, rebuild=True, workers=workers,
                              dask_address=dask, progress=progress)
     ensure_features_many(sorted(there), "cards6", data_dir, workers=workers, dask_address=dask, progress=progress)
-    return [c.run for c in cells]
+    return [s.run for s in specs]
+
+
+def population_specs(games: int, seed: int) -> list:
+    """The population's runs as `riskcore simulate` plays them."""
+    from riskcore.simulate import RunSpec, default_chunk
+
+    return [RunSpec(c.run, c.games, c.config, c.agents, c.seed,
+                    chunk=min(default_chunk(c.games), 25 if c.lineage == "random" else 250))
+            for c in population(games, seed)]
+
+
+def features_of_population(games: int, seed: int, data_dir: Path | None, workers: int | None, dask: str | None,
+                           progress: bool) -> None:
+    """For a population simulated already (`--reuse`): refuse if any of its runs is missing or was played from
+    another spec, and build the features a run still lacks (a training stopped part way leaves some unbuilt)."""
+    specs = population_specs(games, seed)
+    there = runs_already_there(specs, data_dir)
+    missing = [s.run for s in specs if s.run not in there]
+    if missing:
+        raise ValueError(f"--reuse: {len(missing)} run(s) of the {games:,}-game population are not in "
+                         f"{paths.data_dir(data_dir)} as its recipe plays them (first: {missing[0]!r}); "
+                         "train without --reuse to simulate them")
+    ensure_features_many([s.run for s in specs], "cards6", data_dir, workers=workers, dask_address=dask,
+                         progress=progress)
 
 
 def runs_already_there(specs: list, data_dir: Path | None) -> set[str]:
@@ -328,6 +350,8 @@ def train(games: int = 100_000, data_dir: Path | None = None, workers: int | Non
     out = out or paths.models_dir()
     if simulate:
         simulate_population(games, data_dir, workers, dask, progress, seed)
+    else:
+        features_of_population(games, seed, data_dir, workers, dask, progress)
     rows = population_rows(games, seed, data_dir, workers, dask, progress)
     dev_runs = import_development(data_dir, workers, progress)
     dev = {family: collect({run: None}, data_dir, workers, dask, progress) for family, run in dev_runs.items()}
