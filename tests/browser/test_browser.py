@@ -76,6 +76,8 @@ def _start_lab(tmp_path: Path, data: Path) -> Iterator[tuple[str, Path, subproce
     execution times recorded. Yields (address, the copy's notebooks folder, the server)."""
     root = tmp_path / "project"
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    for inputs in ("models", "datasets"):  # read-only inputs a notebook may read (the generalisation's protocol)
+        (root / inputs).symlink_to(ROOT / inputs, target_is_directory=True)
     settings = tmp_path / "user-settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"recordTiming": True}))
