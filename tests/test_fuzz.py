@@ -114,7 +114,7 @@ def test_a_seeded_batch_of_games_over_random_configurations_keeps_the_rules(tmp_
     df = run_fuzz(games, seed=3, workers=2, progress=False, out_dir=tmp_path)
     assert (df.violation == "").all(), df[df.violation != ""].violation.tolist()[:3]
     assert df[["board", "players", "mode", "deal"]].drop_duplicates().shape[0] > 20
-    assert df.compiled.sum() > 100  # games of the compiled kernel, checked against the Python step loop too
+    assert df.compiled.sum() > games // 30  # games of the compiled kernel (about 6%), checked against the Python loop
     assert "violations" in (tmp_path / "fuzz.md").read_text()
 
 
