@@ -111,25 +111,33 @@ t.gain(t.foreign)
 # %% [markdown]
 # ## Learning curve
 # The learned models fitted on the first 10^3 games of the training population and every tenfold step up to its
-# size, on the development families: gain over uniform (checkpoints pooled) and top-1 at 100%.
+# size, on the development families: gain over uniform and log loss (checkpoints pooled) and top-1 at 100%, with
+# 95% intervals over the families' games.
 
 # %%
 curve = pd.DataFrame(t.protocol["learning_curve"])
-save_table(t.curve().reset_index(), "generalisation-curve")
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-for ax, metric, label in zip(axes, ("gain", "top1_at_100"), ("gain over uniform (nats)", "top-1 at 100%")):
+save_table(t.curve("gain").reset_index(), "generalisation-curve")
+save_table(t.curve("log_loss").reset_index(), "generalisation-curve-logloss")
+save_table(t.curve("top1_at_100").reset_index(), "generalisation-curve-top1")
+panels = (("gain", "gain_ci", "gain over uniform (nats)"), ("log_loss", "log_loss_ci", "log loss (nats)"),
+          ("top1_at_100", "top1_ci", "top-1 at 100%"))
+fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+for ax, (metric, ci, label) in zip(axes, panels):
     for (family, model), group in curve.groupby(["family", "model"]):
         group = group.sort_values("games")
-        ax.plot(group.games, group[metric], marker="o", ls="-" if model == "evidence" else "--",
-                label=f"{family}, {model}")
+        err = np.vstack([group[metric] - group[f"{ci}_low"], group[f"{ci}_high"] - group[metric]])
+        ax.errorbar(group.games, group[metric], yerr=err, marker="o", capsize=2,
+                    ls="-" if model == "evidence" else "--", label=f"{family}, {model}")
     ax.set_xscale("log")
     ax.set_xlabel("training games")
     ax.set_ylabel(label)
 axes[0].axhline(0, ls=":", color="k", lw=1)
-axes[1].legend(fontsize=7)
+axes[1].axhline(UNIFORM_LOSS, ls=":", color="k", lw=1)
+axes[2].legend(fontsize=7)
 fig.tight_layout()
 save_figure(fig, "generalisation-learning-curve")
-t.curve()
+print(t.curve_reading())
+t.curve("gain")
 
 # %% [markdown]
 # ## Calibration

@@ -237,10 +237,11 @@ what each kind of evidence is worth (the shares of a player's setup placements, 
 attacks, defences, fortifies and move-ins landing in each card's continents, the share it owns, the count's own
 guess, how these change over the game and with the number of players), the same with the log posteriors of the
 reference's recogniser and the play-style mixture stacked in, and the play-style mixture. Each lineage of decision
-code was held out in turn, and the candidates compared where none of them shares code with the held-out play: the
-choice is the **{named.label}**. Other programs' games are imported from command logs: the Domination corpus (its
-AI, nearly mission-blind), the reference study's own mission-following AI at mission weight 100 and 4, and
-Domination's own AI in mission mode; every one of them was looked at while recognisers were built, so they are
+code was held out in turn, and the candidates compared where none of them shares code with the held-out play.
+{gen.naming_basis()}. The count's own guess is one of the learned models' features, so the count lies inside their
+hypothesis space. The choice is the **{named.label}**. Other programs' games are imported from command logs: the
+Domination corpus (its AI, nearly mission-blind), the reference study's own mission-following AI at mission
+weight 100 and 4, and Domination's own AI in mission mode; every one of them was looked at while recognisers were built, so they are
 development sets, not a test. riskcore's own agent families run decision code the training population runs: on
 them the learned models are scored in-model, and they are reported apart. Every recogniser observes setup
 placements and move-ins and is read on the reference's game clock.
@@ -260,7 +261,11 @@ at weight 4 {gcell(NAMED, w4, "top1")} against {gval(YARDSTICK_NAME, w4, "top1")
 """)
 table("generalisation-against")
 table("generalisation-logloss")
-say("Aims, each met when the 95% interval's lower bound clears it:\n\n" + "\n".join(gen.targets()))
+say("**Targets**, each met when the 95% interval's lower bound clears it (the size that would decide an open one "
+    "only where the point estimate clears it):\n\n" + "\n".join(gen.targets()))
+say(f"By number of players ({gen.players_comparisons(gen.foreign)} paired comparisons at 95% with no correction for "
+    "multiplicity: about one in twenty decided by chance where there is no difference; a single decided row is a "
+    "lead, not a finding):")
 table("generalisation-players")
 figure("generalisation-by-family", "riskcore's recogniser, the reference's own recogniser and the placement count "
        "at 100% of the game on every family (95% bootstrap intervals over games): top-1 and gain over uniform; "
@@ -272,11 +277,15 @@ figure("generalisation-gain", "riskcore's recogniser: gain over uniform in nats 
 table("generalisation-gain-foreign")
 table("generalisation-in-model")
 figure("generalisation-learning-curve", "The learned models fitted on 10^3 games of the training population "
-       "and every tenfold step up to its size, on the development families: gain over uniform (checkpoints "
-       "pooled) and top-1 at 100%.",
+       "and every tenfold step up to its size, on the development families: gain over uniform and log loss "
+       "(checkpoints pooled) and top-1 at 100%, with 95% intervals over the families' games.",
        "Two line charts against the number of training games, one line per family and model.")
 table("generalisation-curve")
-say("**Where riskcore's recogniser loses** (every comparison decided against it):\n\n" + "\n".join(gen.losses()))
+say(gen.curve_reading())
+say(gen.other_candidates_sentence())
+say("**Where riskcore's recogniser loses** (every comparison decided against it), on other programs' play:\n\n"
+    + "\n".join(gen.losses(gen.foreign)) + "\n\nOn riskcore's families (in-model):\n\n"
+    + "\n".join(gen.losses(gen.riskcore)))
 say("**What it means.** " + gen.meaning())
 say(f"""
 **How much the play shows.** A measure of the play itself, which no recogniser's model enters: a player's mission

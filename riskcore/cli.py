@@ -289,7 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--seed", type=int, default=None, help="the population's seed (default: the declared one)")
     tr.add_argument("--reuse", action="store_true", help="the population's runs are in the data directory already: "
                     "do not simulate them again")
-    tr.add_argument("--bootstrap", type=_positive, default=2000, help="resamples of the naming interval")
+    tr.add_argument("--bootstrap", type=_positive, default=2000,
+                    help="resamples of the naming interval and of the learning curve's")
     tr.add_argument("--out", type=Path, default=None,
                     help="folder of the models (default: the models folder, models/ or $RISKCORE_MODELS)")
     _data_dir(tr)

@@ -27,6 +27,9 @@ def readme_headlines(gen: Tables, named: Recogniser, leaders: str, search: Searc
     search_rows = [f"| {name} | {pct(by.loc[(name, 2, full)].optimal)} | {pct(by.loc[(name, 3, full)].optimal)} |"
                    for name in SEARCH_ROWS
                    if (name, 2, full) in by.index and (name, 3, full) in by.index]  # no shorter search at 1 turn
+    targets = [r for r in gen.target_rows() if r["foreign"]]
+    missed = [f"{gen.label[r['family']]} {r['what'].replace(', top-1 at 100%', '').replace(' at 100%', '')} "
+              f"(lower bound {r['low']:+.3f})" for r in targets if not r["met"]]
     following = [gen.value(NAMED, f, "top1") for f in gen.following(False)]
     blind = [gen.value(NAMED, f, "top1") for f in gen.riskcore if not gen.follows[f]]
     return f"""
@@ -43,6 +46,9 @@ recogniser (equal to its published output), at the card level and at its publish
 | games (number) | gain over uniform (nats) | riskcore top-1 | riskcore - count | riskcore - reference | riskcore - reference's reading |
 |---|---|---|---|---|---|
 {chr(10).join(rows)}
+
+Targets on these sets (above 0 at the 95% lower bound): {len(targets) - len(missed)} of {len(targets)} met; missed:
+{"; ".join(missed) or "none"}.
 
 On riskcore's own mission-following agent families (in-model: the training population runs their decision code)
 riskcore's recogniser reaches {span(following)} top-1 at 100%; on the mission-blind ones {span(blind)} (chance

@@ -56,6 +56,8 @@ TYPES = {"temperature": float, "beta": float, "focus": float, "eps": float, "rho
          "goals": int, "C": float,
          "train": (str, tuple), "model": str,
          "kinds": (str, tuple)}
+# the same names the report's tables use, so the README, the explorer and the report call a model alike
+EVIDENCE_LABELS = {"evidence": "learned evidence weights", "evidence-stacked": "learned weights, stacked"}
 KIND_GROUPS = {("attack_won", "attack_lost"): "attacks only",
                ("attack_won", "attack_lost", "reinforce"): "attacks and reinforcements",
                ("attack_won", "attack_lost", "reinforce", "defend_won", "defend_lost", "fortify"):
@@ -151,7 +153,7 @@ class Recogniser:
         elif self.name == "classifier":
             text = f"classifier (C {p['C']:g})"
         elif self.name == "evidence":
-            text = "learned evidence weights" + (f" ({p['model']})" if p["model"] != "evidence" else "")
+            text = EVIDENCE_LABELS.get(p["model"], f"learned evidence weights ({p['model']})")
         else:
             text = _phatt_label(self.weights)
         if self.kinds:

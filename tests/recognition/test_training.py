@@ -106,6 +106,43 @@ def test_the_committed_protocol_names_one_declared_candidate_and_its_spec():
     json.dumps(protocol)  # plain JSON
 
 
+def _refuse(constant: str):
+    raise ValueError(f"not strict JSON: {constant}")
+
+
+def test_the_committed_protocol_is_strict_json_and_its_learning_curve_has_intervals():
+    protocol = json.loads((COMMITTED / tr.PROTOCOL_FILE).read_text(), parse_constant=_refuse)
+    curve = pd.DataFrame(protocol["learning_curve"])
+    assert set(curve.games) == {g for g in tr.CURVE_SIZES if g <= protocol["games"]}
+    for metric, low, high in (("gain", "gain_ci_low", "gain_ci_high"), ("top1_at_100", "top1_ci_low", "top1_ci_high"),
+                              ("log_loss", "log_loss_ci_low", "log_loss_ci_high"),
+                              ("gain_less_smallest", "gain_less_smallest_ci_low", "gain_less_smallest_ci_high")):
+        assert (curve[low] <= curve[metric] + 1e-12).all() and (curve[metric] <= curve[high] + 1e-12).all(), metric
+    smallest = curve[curve.games == curve.games.min()]
+    assert np.allclose(smallest.gain_less_smallest, 0)
+    assert np.allclose(curve.log_loss + curve.gain, np.log(6))
+
+
+def test_the_learning_curve_pairs_each_size_with_the_smallest_on_the_same_games():
+    rng = np.random.default_rng(3)
+    rows = tr.Rows.concat([_rows(120, rng, "heuristic", 1.5, True)])
+    dev = {"dev": _rows(40, rng, "heuristic", 1.5, True)}
+    cells = {c.run: c.games for c in pop.population(1000)}
+    # the population's runs stand in for the synthetic rows' run: every game is within the first 1,000
+    rows.meta["run"] = next(iter(cells))
+    curve = tr.learning_curve(rows, (500, 1000), 1000, dev, rng=np.random.default_rng(4), n_boot=100)
+    assert len(curve) == 2 * len(tr.MODELS)
+    assert (curve.dev_games == 40).all() and (curve.log_loss_ci_low <= curve.log_loss).all()
+    big = curve[curve.games == 1000].set_index("model")
+    small = curve[curve.games == 500].set_index("model")
+    assert np.allclose(big.gain_less_smallest, big.gain - small.gain)
+
+
+def test_the_protocol_writer_refuses_nothing_and_writes_a_missing_number_as_null():
+    assert tr._strict({"a": float("nan"), "b": [np.float64(1.5), np.int64(2)], "c": np.bool_(True)}) == \
+        {"a": None, "b": [1.5, 2], "c": True}
+
+
 def test_the_committed_model_reads_fresh_mission_play_better_than_uniform(tmp_path):
     """A small refit's worth of fresh play: the committed model, applied to new games of the population, must gain
     over uniform (it could fail if the features drifted from what it was trained on)."""

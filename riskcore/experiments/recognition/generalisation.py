@@ -219,14 +219,16 @@ def paired_rows(a: pd.DataFrame, b: pd.DataFrame, family: str, b_name: str, pair
     return out
 
 
-def players_rows(rows: dict[str, pd.DataFrame], family: str, rng: np.random.Generator, n_boot: int) -> list[dict]:
-    """At 100% of the game, per number of players: each recogniser's top-1 (the reference also at its reading)."""
+def players_rows(rows: dict[str, pd.DataFrame], family: str, rng: np.random.Generator, n_boot: int,
+                 metrics: tuple[str, ...] = ("top1", "top1_explanation")) -> list[dict]:
+    """At 100% of the game, per number of players: each recogniser's `metrics` (by default top-1, the reference
+    also at its reading)."""
     out = []
     for name, r in rows.items():
         last = r[r.point == 1.0]
         for n, d in last.groupby("n_players"):
-            per_game = d.groupby("game_id")[["top1", "top1_explanation"]].mean()
-            for metric in ("top1", "top1_explanation"):
+            per_game = d.groupby("game_id")[list(metrics)].mean()
+            for metric in metrics:
                 lo, hi = bootstrap_ci(per_game[metric].to_numpy(), rng, n_boot)
                 out.append({"family": family, "recogniser": name, "n_players": int(n), "metric": metric,
                             "value": float(per_game[metric].mean()), "ci_low": lo, "ci_high": hi,
@@ -269,10 +271,11 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     named_key = protocol["named"]
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     metrics, calibration, paired, players = [], [], [], []
+    named_rows = {}
     for fam in everyone:
         mine = scores[scores.family == fam.name]
         rows = {RECOGNISER_NAMES[key]: row_metrics(mine[mine.setting == s], card_of) for key, s in settings.items()}
-        rows[NAMED] = rows[RECOGNISER_NAMES[named_key]]
+        rows[NAMED] = named_rows[fam.name] = rows[RECOGNISER_NAMES[named_key]]
         for name, r in rows.items():
             setting = settings[named_key] if name == NAMED else next(
                 s for k, s in settings.items() if RECOGNISER_NAMES[k] == name)
@@ -291,6 +294,8 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
                                                      RECOGNISER_NAMES[REFERENCE])}, fam.name, rng, n_boot)
     # drawn after the recognisers' intervals, so a measure of the play never moves theirs
     lean = [row for fam in everyone for row in lean_rows(fam.name, Run(fam.run, data_dir).f, rng, n_boot)]
+    players += [row for fam in everyone
+                for row in players_rows({NAMED: named_rows[fam.name]}, fam.name, rng, n_boot, ("gain",))]
     paired_table = pd.DataFrame(paired)
     if "n_players" not in paired_table:
         paired_table["n_players"] = np.nan

@@ -16,6 +16,7 @@ from riskcore import paths
 from riskcore.db import query
 from riskcore.experiments.recognition.protocol import (KEY, NAMED, RECOGNISER_NAMES, REFERENCE, UNIFORM_LOSS,
                                                        YARDSTICK, slow_games)
+from riskcore.experiments.recognition import population as pop
 from riskcore.experiments.recognition.training import load_protocol
 from riskcore.recognition.mission_lean import LEAN_KINDS
 from riskcore.recognition.recognisers import Recogniser
@@ -112,6 +113,50 @@ class Tables:
         f["cell"] = [f"{v:.3f}" + (" (in-model)" if m else "") for v, m in zip(f.log_loss_mean, f.in_model)]
         return f.pivot(index="candidate", columns="held_out", values="cell").rename_axis(columns=None)
 
+    def population_sentence(self) -> str:
+        """What the training population holds, from the population's declared pools."""
+        def values(prefix: str) -> list[float]:
+            return [float(a.split("=")[1]) for a in pop.HEURISTIC_FOLLOWING if a.startswith(prefix)]
+
+        focus, weight = values("mission:focus="), values("domination:mission_weight=")
+        return (f"{self.protocol['games']:,} simulated games ({min(pop.PLAYERS)} to {max(pop.PLAYERS)} players; "
+                f"{' and '.join(pop.CARDS)} card values; the {_and([f'{m}-' for m in pop.MAPS[:-1]] + [str(pop.MAPS[-1])])}"
+                "-border maps): "
+                f"mission-following seats of the `mission` agent (focus {min(focus):g} to {max(focus):g}) and of the "
+                f"`domination` agent valuing its mission's continents {min(weight):g} to {max(weight):g} times (as "
+                "Domination's own AI does: 4 upstream, 100 in the reference study's first runs), the random agent "
+                f"tilted towards its mission in {pop.RANDOM_SHARE:.0%} of the games, and {pop.BLIND_SHARE:.0%} of "
+                "seats mission-blind")
+
+    def naming_basis(self) -> str:
+        """On which held-out play the choice was made, in games and in rows."""
+        p = self.protocol
+        folds = p["choice"][0]["folds"]
+        rows = sum(v for k, v in p["lineages"].items() if k in folds.split(", "))
+        return (f"Only the {folds} lineage shares decision code with no candidate (the mixture's model of play is "
+                "the heuristic agents' code, and the stacked model weighs the mixture), so the choice rests on that "
+                f"lineage alone: {p['choice'][0]['games']:,} games, {rows:,} of the {p['rows']:,} player-checkpoints "
+                "(the table's `games` counts games; each game weighs the same)")
+
+    def other_candidates_sentence(self) -> str:
+        """Where a candidate not named has the higher gain over uniform on other programs' play (unpaired)."""
+        named = RECOGNISER_NAMES[self.named_candidate]
+        out = []
+        for key in self.protocol["candidates"]:
+            name = RECOGNISER_NAMES[key]
+            if key == self.named_candidate:
+                continue
+            higher = [f for f in self.foreign if self.value(name, f, "gain") > self.value(named, f, "gain")]
+            if higher:
+                out.append(f"the {name} candidate, not named, has the higher gain over uniform at 100% on {len(higher)} of "
+                           f"{len(self.foreign)} families of other programs' play ("
+                           + "; ".join(f"{self.label[f]} {self.cell(name, f, 'gain', 1.0, '+.3f')} against "
+                                       f"{self.cell(named, f, 'gain', 1.0, '+.3f')}" for f in higher) + ")")
+        if not out:
+            return ""
+        return ("Beside the named one, " + "; ".join(out) + ". Intervals over games, not paired; the naming stands "
+                "as declared before any of that play was scored.")
+
     def gain(self, families: list[str]) -> pd.DataFrame:
         rows = {self.label[f]: {f"{p:.0%}": self.cell(NAMED, f, "gain", p, "+.3f") for p in POINTS}
                 for f in families}
@@ -123,9 +168,9 @@ class Tables:
         for f in self.foreign:
             rows.append({"family": self.label[f], "games": self.games(f),
                          "riskcore": self.cell(NAMED, f, "top1", point),
-                         "count": f"{self.value(YARDSTICK_NAME, f, 'top1', point):.3f}",
-                         "reference (card / reading)": f"{self.value(REFERENCE_NAME, f, 'top1', point):.3f} / "
-                                                       f"{self.value(REFERENCE_NAME, f, 'top1_explanation', point):.3f}",
+                         "count": self.cell(YARDSTICK_NAME, f, "top1", point),
+                         "reference, card": self.cell(REFERENCE_NAME, f, "top1", point),
+                         "reference's reading": self.cell(REFERENCE_NAME, f, "top1_explanation", point),
                          "riskcore - count": self._verdict_cell(YARDSTICK_NAME, f, "top1", point),
                          "riskcore - reference, card": self._verdict_cell(REFERENCE_NAME, f, "top1", point),
                          "riskcore - reference's reading": self._verdict_cell(REFERENCE_NAME, f, "top1_vs_reading",
@@ -151,86 +196,167 @@ class Tables:
         p = self.players
         for f in families:
             for n in sorted(p[p.family == f].n_players.unique()):
-                pick = lambda name, metric: p[(p.family == f) & (p.n_players == n) & (p.recogniser == name)  # noqa
-                                              & (p.metric == metric)].iloc[0]
-                r = pick(NAMED, "top1")
-                rows.append({"family": self.label[f], "players": int(n), "games": int(r.games),
-                             "riskcore": f"{r.value:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
-                             "count": f"{pick(YARDSTICK_NAME, 'top1').value:.3f}",
-                             "reference's reading": f"{pick(REFERENCE_NAME, 'top1_explanation').value:.3f}",
+                def pick(name: str, metric: str) -> str:
+                    d = p[(p.family == f) & (p.n_players == n) & (p.recogniser == name) & (p.metric == metric)]
+                    if d.empty:
+                        return ""
+                    r = d.iloc[0]
+                    sign = "+" if metric == "gain" else ""
+                    return f"{r.value:{sign}.3f} [{r.ci_low:{sign}.3f}, {r.ci_high:{sign}.3f}]"
+
+                games = p[(p.family == f) & (p.n_players == n) & (p.recogniser == NAMED) & (p.metric == "top1")]
+                rows.append({"family": self.label[f], "players": int(n), "games": int(games.games.iloc[0]),
+                             "gain over uniform": pick(NAMED, "gain"), "riskcore": pick(NAMED, "top1"),
+                             "count": pick(YARDSTICK_NAME, "top1"),
+                             "reference's reading": pick(REFERENCE_NAME, "top1_explanation"),
                              "riskcore - count": self._verdict_cell(YARDSTICK_NAME, f, "top1", 1.0, n),
                              "riskcore - reference's reading": self._verdict_cell(REFERENCE_NAME, f,
                                                                                   "top1_vs_reading", 1.0, n)})
         return pd.DataFrame(rows).set_index("family")
 
+    def players_comparisons(self, families: list[str]) -> int:
+        """How many paired comparisons the by-players table decides on (for the multiplicity caveat)."""
+        d = self.paired[self.paired.family.isin(families) & self.paired.n_players.notna()
+                        & self.paired.metric.isin(["top1", "top1_vs_reading"])]
+        return len(d)
+
     def in_model(self, point: float = 1.0) -> pd.DataFrame:
         lean = self.lean.set_index(["family", "kind"]).value
         rows = []
         for f in self.riskcore:
-            rows.append({"family": self.label[f], "follows its mission": "yes" if self.follows[f] else "no",
-                         "mission lean (" + " / ".join(LEAN_NAMES[k] for k in LEAN_KINDS) + ")":
-                             " / ".join(f"{lean.get((f, k), np.nan):+.2f}" for k in LEAN_KINDS),
-                         "gain over uniform": self.cell(NAMED, f, "gain", point, "+.3f"),
+            rows.append({"family": self.label[f], "gain over uniform": self.cell(NAMED, f, "gain", point, "+.3f"),
                          "top-1": self.cell(NAMED, f, "top1", point),
-                         "count": f"{self.value(YARDSTICK_NAME, f, 'top1', point):.3f}",
-                         "reference": f"{self.value(REFERENCE_NAME, f, 'top1', point):.3f}",
-                         "riskcore - count": self._verdict_cell(YARDSTICK_NAME, f, "top1", point)})
+                         "count": self.cell(YARDSTICK_NAME, f, "top1", point),
+                         "reference": self.cell(REFERENCE_NAME, f, "top1", point),
+                         "riskcore - count": self._verdict_cell(YARDSTICK_NAME, f, "top1", point),
+                         "follows its mission": "yes" if self.follows[f] else "no",
+                         "mission lean (" + " / ".join(LEAN_NAMES[k] for k in LEAN_KINDS) + ")":
+                             " / ".join(f"{lean.get((f, k), np.nan):+.2f}" for k in LEAN_KINDS)})
         return pd.DataFrame(rows).set_index("family")
 
-    def candidates(self, metric: str = "top1", point: float = 1.0) -> pd.DataFrame:
-        """Every recogniser scored (rows) on every family (columns), values only (intervals in the metrics)."""
+    def candidates(self, metric: str = "top1", point: float = 1.0, families: list[str] | None = None
+                   ) -> pd.DataFrame:
+        """Every recogniser scored (rows) on every family of `families` (columns, default all), values only
+        (the intervals are in the `generalisation_metrics` table)."""
+        families = self.families if families is None else families
         d = self.m[(self.m.metric == metric) & np.isclose(self.m.point.fillna(-1), point)
-                   & (self.m.recogniser != NAMED)]
+                   & (self.m.recogniser != NAMED) & self.m.family.isin(families)]
         if metric in ("log_loss", "gain"):  # the count is a guess, not a distribution
             d = d[d.recogniser != YARDSTICK_NAME]
         order = list(dict.fromkeys(d.recogniser))
         t = d.pivot(index="recogniser", columns="family", values="value").reindex(order)[
-            [f for f in self.families if f in set(d.family)]]
-        return t.round(3)
+            [f for f in families if f in set(d.family)]]
+        return t.round(3).rename(columns=self.label).rename_axis(columns=None)
 
-    def curve(self) -> pd.DataFrame:
+    def curve(self, metric: str = "gain") -> pd.DataFrame:
+        """The learning curve of `metric` (gain, log_loss or top1_at_100) with its intervals, one column per
+        training size; for the gain also the largest size less the smallest, paired over the same games."""
         c = pd.DataFrame(self.protocol["learning_curve"])
         if c.empty:
             return c
+        low, high = ("top1_ci_low", "top1_ci_high") if metric == "top1_at_100" else (f"{metric}_ci_low",
+                                                                                        f"{metric}_ci_high")
+        sign = "+" if metric == "gain" else ""
         c["model"] = c.model.map(RECOGNISER_NAMES)
-        t = c.pivot_table(index=["family", "model"], columns="games", values=["gain", "top1_at_100"]).round(3)
-        names = {"gain": "gain", "top1_at_100": "top-1 at 100%"}
-        t.columns = [f"{names[m]}, {g:,} games" for m, g in t.columns]
+        c["family"] = c.family.map(lambda f: self.label.get(f, f))
+        c["cell"] = [f"{v:{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]" for v, lo, hi in zip(c[metric], c[low], c[high])]
+        t = c.pivot(index=["family", "model"], columns="games", values="cell")
+        t.columns = [f"{g:,} games" for g in t.columns]
+        if metric == "gain" and c.games.nunique() > 1:
+            last = c[c.games == c.games.max()].set_index(["family", "model"])
+            t[f"{c.games.max():,} less {c.games.min():,} (paired)"] = [
+                f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}] {direction(lo, hi)}"
+                for d, lo, hi in last.reindex(t.index)[["gain_less_smallest", "gain_less_smallest_ci_low",
+                                                        "gain_less_smallest_ci_high"]].itertuples(index=False)]
         return t.reset_index().set_index("family")
+
+    def curve_reading(self) -> str:
+        """What the learning curve says: does more training play of the same population raise the gain on the
+        development families?"""
+        c = pd.DataFrame(self.protocol["learning_curve"])
+        if c.empty or c.games.nunique() < 2:
+            return "One training size only: no learning curve."
+        last = c[c.games == c.games.max()]
+        words = [direction(lo, hi) for lo, hi in zip(last.gain_less_smallest_ci_low, last.gain_less_smallest_ci_high)]
+        small, large = f"{c.games.min():,}", f"{c.games.max():,}"
+        text = (f"From {small} to {large} training games the gain over uniform moves by at most "
+                f"{last.gain_less_smallest.abs().max():.3f} nats (paired over the same games: decided higher on "
+                f"{words.count('higher')}, lower on {words.count('lower')} and not decided on "
+                f"{words.count('not decided')} of {len(words)} (family, model) pairs).")
+        below = last[last.gain < 0]
+        if len(below):
+            rise, shortfall = below.gain_less_smallest.max(), -below.gain.max()
+            text += (f" Where the gain stays below 0 ({len(below)} pairs, from {-below.gain.max():.3f} to "
+                     f"{-below.gain.min():.3f} nats short of uniform), the largest rise is {rise:+.3f} nats")
+            if rise < shortfall / 5:
+                text += (": a hundredfold more play from the same population closes a small part of the shortfall, "
+                         "which comes from how those families' play differs from the training population's, not "
+                         "from too few training games.")
+            else:
+                text += "."
+        return text
 
     def curve_sizes(self) -> str:
         games = sorted({r["games"] for r in self.protocol["learning_curve"]})
         names = [f"{g:,}" for g in games]
         return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names) or "no"
 
-    def ece(self) -> pd.DataFrame:
-        return self.m[self.m.metric == "ece"].pivot(index="recogniser", columns="family", values="value").round(3)
+    def ece(self, families: list[str] | None = None) -> pd.DataFrame:
+        """Expected calibration error of every recogniser (riskcore's is its named candidate's row)."""
+        families = self.families if families is None else families
+        d = self.m[(self.m.metric == "ece") & (self.m.recogniser != NAMED) & self.m.family.isin(families)]
+        t = d.pivot(index="recogniser", columns="family", values="value")[[f for f in families if f in set(d.family)]]
+        return t.round(3).rename(columns=self.label).rename_axis(columns=None)
 
-    def lean_table(self) -> pd.DataFrame:
+    def lean_table(self, families: list[str] | None = None) -> pd.DataFrame:
+        families = self.families if families is None else families
         cells = self.lean.assign(cell=[f"{r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
                                        for r in self.lean.itertuples()])
-        t = cells.pivot(index="family", columns="kind", values="cell").reindex(self.families)
+        t = cells.pivot(index="family", columns="kind", values="cell").reindex(families)
         return t[list(LEAN_KINDS)].rename(columns=LEAN_NAMES).rename(index=self.label)
 
     # ---- sentences ------------------------------------------------------------------------------------------
-    def targets(self) -> list[str]:
-        """The aims, each met when the 95% interval's lower bound clears it."""
+    def target_rows(self) -> list[dict]:
+        """The targets (each above 0, met when the 95% interval's lower bound clears it): other programs' play
+        first, then riskcore's families (in-model)."""
         out = []
         for f in TARGET_FAMILIES:
             if f not in self.foreign:
                 continue
-            for b, metric, what in ((YARDSTICK_NAME, "top1", "above the placement count"),
-                                    (REFERENCE_NAME, "top1_vs_reading", "above the reference's published reading")):
+            for b, metric, what in ((YARDSTICK_NAME, "top1", "riskcore - count, top-1 at 100%"),
+                                    (REFERENCE_NAME, "top1_vs_reading", "riskcore - the reference's published "
+                                                                        "reading, top-1 at 100%")):
                 d = self.diff(b, f, metric)
-                out.append(f"- {self.label[f]}, top-1 at 100% {what}: {d.difference:+.3f} "
-                           f"[{d.ci_low:+.3f}, {d.ci_high:+.3f}]: " + _answer(d))
-        for f in self.following(True) + self.following(False):
-            r = self.row(NAMED, f, "gain")
-            out.append(f"- {self.label[f]}, gain over uniform at 100% above 0: {r.value:+.3f} "
-                       f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]: "
-                       + ("met." if r.ci_low > 0 else "not met (below 0)." if r.ci_high < 0
-                          else undecided(int(r.games), r.ci_low, r.ci_high) + "."))
+                out.append({"family": f, "foreign": True, "what": what, "value": d.difference, "low": d.ci_low,
+                            "high": d.ci_high, "games": int(d.games)})
+        for foreign in (True, False):
+            for f in self.following(foreign):
+                r = self.row(NAMED, f, "gain")
+                out.append({"family": f, "foreign": foreign, "what": "gain over uniform at 100%", "value": r.value,
+                            "low": r.ci_low, "high": r.ci_high, "games": int(r.games)})
+        for r in out:
+            r["met"] = bool(r["low"] > 0)
         return out
+
+    def target_lists(self) -> tuple[list[str], list[str], list[str]]:
+        """(missed, met, families where the gain is no target), as the report lists them."""
+        missed, met = [], []
+        for r in self.target_rows():
+            where = "development set" if r["foreign"] else "in-model"
+            (met if r["met"] else missed).append(
+                f"- {self.label[r['family']]} ({where}), {r['what']} above 0: {r['value']:+.3f} "
+                f"[{r['low']:+.3f}, {r['high']:+.3f}], lower bound {r['low']:+.3f}: "
+                + _answer(r["value"], r["low"], r["high"], r["games"]))
+        exempt = [self.label[f] for f in self.foreign + self.riskcore if not self.follows[f]]
+        return missed, met, exempt
+
+    def targets(self) -> list[str]:
+        """The targets as the report lists them: missed first, then met, then where the gain is no target."""
+        missed, met, exempt = self.target_lists()
+        return ([f"Missed ({len(missed)} of {len(missed) + len(met)}):", ""] + (missed or ["- none."])
+                + ["", f"Met ({len(met)}):", ""] + (met or ["- none."])
+                + ["", "Gain above 0 is no target on play that does not follow its mission (its lean is near 0): "
+                   + ", ".join(exempt) + "."])
 
     def meaning(self) -> str:
         """What the comparisons at 100% of the game say, tallied from their verdicts over other programs' play."""
@@ -248,31 +374,41 @@ class Tables:
                 f"{len(gains)}. A claim that riskcore reads missions better than these baselines holds only where "
                 "it is decided higher; elsewhere the evidence does not separate them, or goes against it.")
 
-    def losses(self) -> list[str]:
-        """Where riskcore's recogniser is decided worse than the count or the reference, at any checkpoint, and
-        where its gain over uniform is decided below 0."""
+    def losses(self, families: list[str]) -> list[str]:
+        """Where riskcore's recogniser is decided worse than the count or the reference on `families`, at any
+        checkpoint, and where its gain over uniform is decided below 0 (a gain difference is the log loss one with
+        its sign turned, so only the log loss is listed)."""
         out = []
-        p = self.paired[self.paired.n_players.isna()]
-        worse = p[((p.metric.isin(["top1", "top1_vs_reading", "gain"])) & (p.ci_high < 0))
+        p = self.paired[self.paired.n_players.isna() & self.paired.family.isin(families)]
+        worse = p[((p.metric.isin(["top1", "top1_vs_reading"])) & (p.ci_high < 0))
                   | ((p.metric == "log_loss") & (p.ci_low > 0))]
         for r in worse.itertuples():
             out.append(f"- {self.label[r.family]}, {r.point:.0%} of the game: {COMPARISONS[r.metric]} "
                        f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] against {r.b}.")
-        g = self.m[(self.m.recogniser == NAMED) & (self.m.metric == "gain") & (self.m.ci_high < 0)]
+        g = self.m[(self.m.recogniser == NAMED) & (self.m.metric == "gain") & (self.m.ci_high < 0)
+                   & self.m.family.isin(families)]
         for r in g.itertuples():
             out.append(f"- {self.label[r.family]}, {r.point:.0%} of the game: gain over uniform {r.value:+.3f} "
                        f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] (worse than knowing nothing).")
         return out or ["- none decided."]
 
 
-def _answer(d: pd.Series) -> str:
-    if np.isnan(d.difference):
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _answer(value: float, low: float, high: float, games: int) -> str:
+    """A target above 0: met when the lower bound clears it; a projection of the size that would decide it only
+    where the point estimate clears it (elsewhere more games would not be expected to meet it)."""
+    if np.isnan(value):
         return "not measured."
-    if d.ci_low > 0:
+    if low > 0:
         return "met."
-    if d.ci_high < 0:
-        return "not met (decided lower)."
-    return "not met: " + undecided(int(d.games), d.ci_low, d.ci_high) + "."
+    if high < 0:
+        return "not met (decided below)."
+    if value > 0:
+        return "not met: " + undecided(games, low, high) + "."
+    return f"not met: not decided at {games:,} games, and the point estimate does not clear it."
 
 
 def riskcore_recogniser(data_dir: Path | None = None) -> Recogniser:
@@ -306,6 +442,7 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
     t = Tables(data_dir, models)
     p = t.protocol
     lineages = ", ".join(f"{k} {v:,}" for k, v in p["lineages"].items())
+    n_by_players = t.players_comparisons(t.foreign)
     lines = [
         "# Generalisation: riskcore's recogniser on play it was not trained on", "",
         "Card level, 6 continent cards (chance 1/6, uniform log loss ln 6 = "
@@ -317,30 +454,43 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         "Generated by `riskcore experiment generalisation` and `riskcore train-recogniser`; the method is in "
         "`docs/recognition.md`.", "",
         "## riskcore's recogniser", "",
-        f"Named on simulated play alone, before any other program's play was scored: {p['games']:,} games of the "
-        f"training population ({p['rows']:,} scored player-checkpoints; by lineage of decision code: {lineages}). "
-        "Each lineage is held out in turn; the candidates are compared on the held-out lineages that none of them "
-        "shares code with (the mixture's model of play is the heuristic agents' code, and the stacked model weighs "
-        "the mixture), by mean log loss over games, with the named candidate's paired difference to each other "
-        f"one. The choice is **{RECOGNISER_NAMES[p['named']]}**. As applied to play it has not seen (every "
-        f"riskcore family trains): `{t.spec}`.", "",
+        f"Named on simulated play alone, before any other program's play was scored. The training population: "
+        f"{t.population_sentence()}; {p['rows']:,} scored player-checkpoints (by lineage of decision code: "
+        f"{lineages}). Each lineage is held out in turn and every candidate fitted on the rest. "
+        f"{t.naming_basis()}. The named candidate has the lowest mean held-out log loss there; beside it, its "
+        "paired difference to each other candidate. The learned models' features include the count's own guess "
+        "and the share of the player's placements in each card's continents, so the count lies inside their "
+        "hypothesis space: a model weighing that guess alone guesses as the count does. The choice is "
+        f"**{RECOGNISER_NAMES[p['named']]}**. As applied to play it has not seen (every riskcore family trains): "
+        f"`{t.spec}`.", "",
         md(t.naming()), "",
-        "Every candidate on every held-out lineage (mean held-out log loss; in-model folds marked):", "",
+        "Every candidate on every held-out lineage (mean held-out log loss over games; in-model folds marked; the "
+        "choice reads the lineage no candidate shares code with):", "",
         md(t.folds()), "",
+        t.other_candidates_sentence(), "",
         "## Gain over uniform (nats)", "",
         "Above 0: better than knowing nothing. Other programs' play (development sets):", "",
         md(t.gain(t.foreign)), "",
         "riskcore's families (in-model):", "",
         md(t.gain(t.riskcore)), "",
-        "## Against the count and the reference, on other programs' play", "",
+        "## Against the count and the reference, on other programs' play (development sets)", "",
         "Top-1 at 100% of the game. riskcore's recogniser at the card level; the count guesses the card whose "
         "continents got most of the player's placements; the reference is its own recogniser "
         "(`phatt:scheme=khan2013`, equal to its output), at the card level and at its published reading (the most "
         "probable explanation's card, ties split).", "",
         md(t.against()), "",
+        f"Log loss at 100% of the game (nats; lower is better; uniform {UNIFORM_LOSS:.3f}), riskcore's recogniser "
+        "less the reference's, paired over games (the count is a guess, not a distribution: it has no log loss):",
+        "",
         md(t.log_loss()), "",
-        "Aims, each met when the 95% interval's lower bound clears it:", ""] + t.targets() + [
-        "", "## By number of players, at 100% of the game", "",
+        t.meaning(), "",
+        "## Targets", "",
+        "Each target is met when its 95% interval's lower bound clears it; the size that would decide an open one is "
+        "given only where the point estimate clears the target.", ""] + t.targets() + [
+        "", "## By number of players, at 100% of the game (development sets)", "",
+        f"{n_by_players} paired comparisons, each at 95% with no correction for multiplicity: where there is no "
+        "difference, about one in twenty is decided by chance alone, so a single decided row is a lead, not a "
+        "finding.", "",
         md(t.by_players(t.foreign)), "",
         "## riskcore's own families (in-model), at 100% of the game", "",
         "Mission lean: the share of a player's actions of a kind that land in its own card's named continents, "
@@ -348,17 +498,26 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         "model enters; play that ignores the mission leans 0).", "",
         md(t.in_model()), "",
         "## Learning curve", "",
-        f"The learned models fitted on the first {t.curve_sizes()} games of the training population (10^3 and "
-        "every tenfold step up to its size), scored on the development families (gain over uniform, checkpoints "
-        "pooled; top-1 at 100%):", "",
-        md(t.curve()), "",
+        f"The learned models fitted on the first {t.curve_sizes()} games of the training population (a prefix of "
+        "every run), scored on the development families; 95% bootstrap intervals over their games. Gain over "
+        "uniform (checkpoints pooled), with the largest size less the smallest paired over the same games:", "",
+        md(t.curve("gain")), "",
+        "Log loss (checkpoints pooled):", "", md(t.curve("log_loss")), "",
+        "Top-1 at 100%:", "", md(t.curve("top1_at_100")), "",
+        t.curve_reading(), "",
         "## Where riskcore's recogniser loses", "",
-        "Every comparison decided against it, at any checkpoint:", ""] + t.losses() + [
-        "", "## Every candidate, the count and the reference at 100% of the game", "",
-        "Top-1 (card level):", "", md(t.candidates("top1")), "",
-        "Gain over uniform:", "", md(t.candidates("gain")), "",
-        "Calibration (expected calibration error, checkpoints pooled):", "", md(t.ece()), "",
-        "## Mission lean", "", md(t.lean_table()), ""]
+        "Every comparison decided against it, at any checkpoint. Other programs' play (development sets):", ""]
+    lines += t.losses(t.foreign) + ["", "riskcore's families (in-model):", ""] + t.losses(t.riskcore)
+    for title, group in (("other programs' play (development sets)", t.foreign),
+                         ("riskcore's families (in-model)", t.riskcore)):
+        lines += ["", f"## Every candidate, the count and the reference at 100% of the game: {title}", "",
+                  "Values only (their intervals are in the `generalisation_metrics` table). Top-1 (card level):", "",
+                  md(t.candidates("top1", families=group)), "",
+                  "Gain over uniform:", "", md(t.candidates("gain", families=group)), "",
+                  "Calibration (expected calibration error, checkpoints pooled; riskcore's recogniser is its named "
+                  "candidate's row):", "", md(t.ece(group))]
+    lines += ["", "## Mission lean", "", "Other programs' play (development sets):", "", md(t.lean_table(t.foreign)),
+              "", "riskcore's families (in-model):", "", md(t.lean_table(t.riskcore))]
     path = Path(out or paths.reports_dir()) / "generalisation.md"
     write_text(path, "\n".join(lines) + "\n")
     return path

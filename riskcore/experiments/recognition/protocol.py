@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from riskcore.recognition.metrics import card_metrics, explanation_top1
-from riskcore.recognition.recognisers import Recogniser, calibrated
+from riskcore.recognition.recognisers import EVIDENCE_LABELS, Recogniser, calibrated
 
 KEY = "generalisation"  # the experiment's own tables live under this run key
 CORPUS = "domination corpus"
@@ -76,7 +76,7 @@ REFERENCE = "phatt:scheme=khan2013"  # the reference's own recogniser, equal to 
 YARDSTICK = "placements"
 NAMED = "riskcore's recogniser"
 RECOGNISER_NAMES = {"uniform": "uniform", YARDSTICK: "placement count", REFERENCE: "the reference's recogniser",
-                    "evidence": "learned evidence weights", "evidence-stacked": "learned weights, stacked",
+                    **EVIDENCE_LABELS,
                     "mixture": "play-style mixture"}
 CALIBRATION_BINS = 10
 

@@ -44,6 +44,7 @@ SHARES_CODE = {"evidence": (), "evidence-stacked": ("heuristic",), "mixture": ("
 MODELS = {"evidence": ev.BASE_FEATURES, "evidence-stacked": ev.BASE_FEATURES + ev.STACKED_FEATURES}
 STACKED = dict(ev.STACKED_SPECS)
 CURVE_SIZES = (1_000, 10_000, 100_000)
+CURVE_STREAM = 1  # the learning curve's bootstrap draws from its own stream, so the naming's never move
 DEVELOPMENT = {"fork-ai w100": ("fork-ai", 100), "fork-ai w4": ("fork-ai", 4), "domination corpus": ("corpus", 0),
                "domination ai": ("peer", 0)}
 PROTOCOL_FILE = "recogniser-protocol.json"
@@ -207,11 +208,16 @@ def lolo(rows: Rows, rng: np.random.Generator, n_boot: int = 2000) -> tuple[pd.D
 
 
 def learning_curve(rows: Rows, sizes: tuple[int, ...], total: int, dev: dict[str, Rows],
-                   whole: dict[str, ev.EvidenceModel] | None = None) -> pd.DataFrame:
+                   whole: dict[str, ev.EvidenceModel] | None = None, rng: np.random.Generator | None = None,
+                   n_boot: int = 1000) -> pd.DataFrame:
     """The evidence models fitted on the population's first `size` games (a prefix of every run), scored on the
-    development families; `whole`: the models already fitted on all `total` games."""
+    development families with bootstrap intervals over their games, and each size's gain less the smallest size's,
+    paired over the same games (does more training help?); `whole`: the models already fitted on all `total`
+    games."""
+    rng = rng if rng is not None else np.random.default_rng(np.random.SeedSequence([SEED, CURVE_STREAM]))
     out = []
     cells = {c.run: c.games for c in population(total)}
+    first: dict[tuple[str, str], pd.Series] = {}
     for size in sizes:
         if size > total:
             continue
@@ -221,11 +227,22 @@ def learning_curve(rows: Rows, sizes: tuple[int, ...], total: int, dev: dict[str
             fitted = whole[model] if whole and size == total else fit(subset, model)
             for family, d in dev.items():
                 s = row_scores(d, card_probs(d, model, fitted))
-                per_game = s.groupby("game_id")[["top1", "log_loss", "gain"]].mean()
-                last = s[s.point == 1.0].groupby("game_id")[["top1"]].mean()
+                per_game = s.groupby("game_id")[["log_loss", "gain"]].mean()
+                last = s[s.point == 1.0].groupby("game_id").top1.mean()
+                gain = per_game.gain
+                base = first.setdefault((model, family), gain)
+                gain_lo, gain_hi = bootstrap_ci(gain.to_numpy(), rng, n_boot)
+                top_lo, top_hi = bootstrap_ci(last.to_numpy(), rng, n_boot)
+                step = (gain - base.reindex(gain.index)).to_numpy()
+                step_lo, step_hi = bootstrap_ci(step, rng, n_boot)
                 out.append({"games": size, "model": model, "family": family, "training_rows": len(subset.card),
-                            "top1_at_100": float(last.top1.mean()), "log_loss": float(per_game.log_loss.mean()),
-                            "gain": float(per_game.gain.mean())})
+                            "top1_at_100": float(last.mean()), "top1_ci_low": top_lo, "top1_ci_high": top_hi,
+                            "log_loss": float(per_game.log_loss.mean()),
+                            # log loss is ln 6 less the gain, game by game: its interval is the gain's, mirrored
+                            "log_loss_ci_low": UNIFORM_LOSS - gain_hi, "log_loss_ci_high": UNIFORM_LOSS - gain_lo,
+                            "gain": float(gain.mean()), "gain_ci_low": gain_lo, "gain_ci_high": gain_hi,
+                            "gain_less_smallest": float(step.mean()), "gain_less_smallest_ci_low": step_lo,
+                            "gain_less_smallest_ci_high": step_hi, "dev_games": int(len(gain))})
     return pd.DataFrame(out)
 
 
@@ -367,7 +384,8 @@ def train(games: int = 100_000, data_dir: Path | None = None, workers: int | Non
     temperature = mixture_temperature(rows)
     spec = (CANDIDATES[named] if named != "mixture"
             else Recogniser.from_spec(f"{MIXTURE}:calibration={float(f'{temperature:.4g}'):g}").setting)
-    curve = learning_curve(rows, CURVE_SIZES, games, dev, fitted)
+    curve = learning_curve(rows, CURVE_SIZES, games, dev, fitted,
+                           np.random.default_rng(np.random.SeedSequence([seed, CURVE_STREAM])), n_boot)
     folds = (scores.groupby(["candidate", "held_out", "in_model", "run", "game_id"])[["log_loss", "top1", "gain"]]
              .mean().groupby(["candidate", "held_out", "in_model"]).agg(["mean", "count"]))
     folds.columns = [f"{a}_{b}" for a, b in folds.columns]
@@ -377,16 +395,24 @@ def train(games: int = 100_000, data_dir: Path | None = None, workers: int | Non
                 "choice": choice.to_dict("records"), "folds": folds.reset_index().to_dict("records"),
                 "learning_curve": curve.to_dict("records"), "models": written,
                 "mixture_temperature": temperature}
-    _write(out / PROTOCOL_FILE, json.dumps(protocol, indent=1, sort_keys=True, default=_plain) + "\n")
+    protocol = _strict(protocol)
+    _write(out / PROTOCOL_FILE, json.dumps(protocol, indent=1, sort_keys=True, allow_nan=False) + "\n")
     return protocol
 
 
-def _plain(value):
+def _strict(value):
+    """`value` as strict JSON holds it: numpy numbers as Python's, a missing number (NaN) as null."""
+    if isinstance(value, dict):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
     if isinstance(value, (np.integer,)):
         return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
-    raise TypeError(f"not JSON: {value!r}")
+    if isinstance(value, (float, np.floating)):
+        return None if np.isnan(value) else float(value)
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    return value
 
 
 def _write(path: Path, text: str) -> None:
