@@ -37,6 +37,7 @@ def test_memory_bench_measures_each_process_tree(tmp_path):
     assert "DuckDB file" in (tmp_path / "memory.md").read_text()
 
 
+@pytest.mark.slow  # the whole path on Dask is in CI with the scale bench; this one in test-slow
 def test_dask_scaling_bench_gets_the_same_rows_from_every_cluster_size(tmp_path):
     from riskcore.experiments.bench_scaling import bench_dask_scaling
 
@@ -103,6 +104,7 @@ def test_a_recognition_scale_run_stopped_part_way_keeps_what_it_measured(tmp_pat
     assert "2 of the 3 measures" in text and "recognize goal:temperature=0.1" in text
 
 
+@pytest.mark.slow  # the whole path on Dask is in CI with the scale bench; this one in test-slow
 def test_recognition_scale_on_a_cluster_measures_local_beside_it_and_keeps_the_local_report(tmp_path,
                                                                                             dask_cluster):
     from riskcore.experiments.bench_recognition_scale import bench_recognition_scale

@@ -43,8 +43,8 @@ def pipeline(tmp_path_factory):
     run_generalisation(games=4, seed=6, data_dir=data, workers=2, progress=False, n_boot=50,
                        families=tuple(f for f in FAMILIES if f.name in ("mission", "bsr", "domination-blind")),
                        logs={f.name: foreign_logs(f, data, 2)[:2] for f in FOREIGN})
-    run_experiment(games=24, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)  # riskcore's: named
-    for name, keep in (("phatt_weights", 2), ("recognisers", 8)):
+    run_experiment(games=12, seed=5, data_dir=data, workers=2, progress=False, n_boot=100)  # riskcore's: named
+    for name, keep in (("phatt_weights", 2), ("recognisers", 4)):
         points = run_sweep(load_spec(_small_spec(root, name, keep)), data, workers=2, progress=False)
         assert (points.status == "ok").all(), points[points.status != "ok"].error.tolist()
     run_tournament("round-robin", ["random", "mission", "minimax:depth=1", "mcs:playouts=2"], 2, 2, data_dir=data,

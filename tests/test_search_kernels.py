@@ -23,7 +23,7 @@ def pair(players: int, board: str = "small", **settings):
 @pytest.mark.parametrize("players", [2, 3])
 def test_compiled_and_plain_exhaustive_search_agree_exactly(players):
     fast, plain = pair(players)
-    for s in positions(6, players, 300 + players):
+    for s in positions(4, players, 300 + players):
         for turns in (1, 2, 3):
             a, b = MaxN(fast), MaxN(plain)
             va, vb = a.root(s, turns), b.root(s, turns)
@@ -34,7 +34,7 @@ def test_compiled_and_plain_exhaustive_search_agree_exactly(players):
 @pytest.mark.parametrize("players", [2, 3])
 def test_compiled_and_plain_goal_based_searches_agree_exactly(players):
     fast, plain = pair(players)
-    for s in positions(3, players, 310 + players):
+    for s in positions(2, players, 310 + players):
         for name, policy in SEARCHES.items():
             scorer = load_scorer(players) if policy.needs_scorer else None
             for turns in (1, 2, 3):
