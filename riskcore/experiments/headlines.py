@@ -38,8 +38,8 @@ The report, `reports/report.html`, gives every result with its method, figure an
 
 **Mission recognition on other programs' play** (at 100% of the game; 95% intervals over games, differences paired
 on the same players; [details](reports/generalisation.md)). riskcore's recogniser ({named.label},
-`{named.setting}`) is named on simulated riskcore play alone, before any other program's play is scored, and nothing
-of it is fitted on that play. Every family below is a development set: it was looked at while recognisers were
+`{named.setting}`) is named on simulated riskcore play alone, by a protocol declared before its candidates were
+scored on any other program's play, and nothing of it is fitted on that play. Every family below is a development set: it was looked at while recognisers were
 built. The count guesses the card whose continents got most of the player's placements; the reference is its own
 recogniser (equal to its published output), at the card level and at its published reading.
 

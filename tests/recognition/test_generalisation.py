@@ -94,6 +94,11 @@ def test_every_family_gets_every_recogniser_at_every_checkpoint(experiment):
     gain = m[m.metric == "gain"].set_index(["family", "recogniser", "point"]).value
     loss = m[m.metric == "log_loss"].set_index(["family", "recogniser", "point"]).value
     assert np.allclose(gain, np.log(6) - loss.reindex(gain.index))
+    for end in ("low", "high"):  # one quantity, one interval: the gain's is the log loss's, mirrored
+        mirror = {"low": "high", "high": "low"}[end]
+        g_end = m[m.metric == "gain"].set_index(["family", "recogniser", "point"])[f"ci_{end}"]
+        l_end = m[m.metric == "log_loss"].set_index(["family", "recogniser", "point"])[f"ci_{mirror}"]
+        assert np.allclose(g_end, np.log(6) - l_end.reindex(g_end.index))
     text = report.read_text()
     assert "As applied to play it has not seen (every riskcore family trains): `" in text
     assert "## Gain over uniform" in text and "## Against the count and the reference" in text
@@ -117,6 +122,12 @@ def test_riskcore_is_compared_with_the_count_and_the_reference_on_the_same_playe
         assert count.ci_low <= count.difference <= count.ci_high
     by = paired[paired.n_players.notna()]
     assert set(by.metric) == {"top1", "top1_vs_reading"} and (by.point == 1).all()
+    reference = whole[whole.b == "the reference's recogniser"].set_index(["family", "metric"])
+    assert np.allclose(reference.xs("gain", level="metric").ci_low, -reference.xs("log_loss", level="metric").ci_high)
+    # every candidate not named, against the named one on the same players (gain over uniform at 100%)
+    others = whole[whole.b.isin(["play-style mixture", "learned evidence weights", "learned weights, stacked"])]
+    assert len(others) == 2 * len(families + tuple(foreign)) and set(others.metric) == {"gain"}
+    assert (others.ci_low <= others.difference + 1e-12).all() and (others.difference <= others.ci_high + 1e-12).all()
 
 
 def test_the_named_recogniser_is_the_protocols(experiment):

@@ -39,8 +39,8 @@ from riskcore import paths
 from riskcore.engine.config import GameConfig
 from riskcore.db import query, store_frames
 from riskcore.experiments.recognition.protocol import (  # noqa: F401 (the protocol's names, re-exported)
-    BORDERS, CALIBRATION_BINS, FAMILIES, FOREIGN, KEY, LABELS, NAMED, RECOGNISER_NAMES, REFERENCE, YARDSTICK,
-    Family, all_families, candidate_specs, row_metrics, slow_games)
+    BORDERS, CALIBRATION_BINS, FAMILIES, FOREIGN, KEY, LABELS, NAMED, RECOGNISER_NAMES, REFERENCE, UNIFORM_LOSS,
+    YARDSTICK, Family, all_families, candidate_specs, row_metrics, slow_games)
 from riskcore.experiments.recognition.peer_family import PEER_GAMES, peer_logs
 from riskcore.experiments.recognition.training import load_protocol
 from riskcore.recognition.features import Features, load_features
@@ -186,7 +186,10 @@ def summarise(rows: pd.DataFrame, family: str, recogniser: str, setting: str, rn
     for point, d in rows.groupby("point"):
         per_game = d.groupby("game_id")[list(METRICS)].mean()
         for metric in METRICS:
-            lo, hi = bootstrap_ci(per_game[metric].to_numpy(), rng, n_boot)
+            if metric == "gain":  # ln 6 less the log loss, game by game: the log loss's interval, mirrored
+                lo, hi = UNIFORM_LOSS - metrics[-1]["ci_high"], UNIFORM_LOSS - metrics[-1]["ci_low"]
+            else:
+                lo, hi = bootstrap_ci(per_game[metric].to_numpy(), rng, n_boot)
             metrics.append({"family": family, "recogniser": recogniser, "setting": setting, "point": point,
                             "metric": metric, "value": per_game[metric].mean(), "ci_low": lo, "ci_high": hi,
                             "games": len(per_game)})
@@ -213,7 +216,10 @@ def paired_rows(a: pd.DataFrame, b: pd.DataFrame, family: str, b_name: str, pair
         key = key if isinstance(key, tuple) else (key,)
         for metric_a, metric_b, name in pairs:
             diff = (d[f"{metric_a}_a"] - d[f"{metric_b}_b"]).groupby(d.game_id).mean().to_numpy()
-            lo, hi = bootstrap_ci(diff, rng, n_boot)
+            if name == "gain" and out and out[-1]["metric"] == "log_loss":  # the log loss's, sign turned
+                lo, hi = -out[-1]["ci_high"], -out[-1]["ci_low"]
+            else:
+                lo, hi = bootstrap_ci(diff, rng, n_boot)
             out.append({"family": family, "a": NAMED, "b": b_name, **dict(zip(groups, key)), "metric": name,
                         "difference": float(diff.mean()), "ci_low": lo, "ci_high": hi, "games": len(diff)})
     return out
@@ -271,11 +277,13 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     named_key = protocol["named"]
     rng = np.random.default_rng(np.random.SeedSequence(seed))
     metrics, calibration, paired, players = [], [], [], []
-    named_rows = {}
+    named_rows, candidate_rows = {}, {}
     for fam in everyone:
         mine = scores[scores.family == fam.name]
         rows = {RECOGNISER_NAMES[key]: row_metrics(mine[mine.setting == s], card_of) for key, s in settings.items()}
         rows[NAMED] = named_rows[fam.name] = rows[RECOGNISER_NAMES[named_key]]
+        candidate_rows[fam.name] = {RECOGNISER_NAMES[k]: rows[RECOGNISER_NAMES[k]] for k in protocol["candidates"]
+                                    if k != named_key}
         for name, r in rows.items():
             setting = settings[named_key] if name == NAMED else next(
                 s for k, s in settings.items() if RECOGNISER_NAMES[k] == name)
@@ -296,6 +304,11 @@ def run_experiment(games: int = 150, seed: int = 4040, data_dir: Path | None = N
     lean = [row for fam in everyone for row in lean_rows(fam.name, Run(fam.run, data_dir).f, rng, n_boot)]
     players += [row for fam in everyone
                 for row in players_rows({NAMED: named_rows[fam.name]}, fam.name, rng, n_boot, ("gain",))]
+    # the candidates not named against the named one, on the same players at 100% (gain over uniform)
+    for fam in everyone:
+        last = named_rows[fam.name][named_rows[fam.name].point == 1.0]
+        for name, r in candidate_rows[fam.name].items():
+            paired += paired_rows(last, r[r.point == 1.0], fam.name, name, (("gain", "gain", "gain"),), rng, n_boot)
     paired_table = pd.DataFrame(paired)
     if "n_players" not in paired_table:
         paired_table["n_players"] = np.nan

@@ -120,8 +120,8 @@ class Tables:
 
         focus, weight = values("mission:focus="), values("domination:mission_weight=")
         return (f"{self.protocol['games']:,} simulated games ({min(pop.PLAYERS)} to {max(pop.PLAYERS)} players; "
-                f"{' and '.join(pop.CARDS)} card values; the {_and([f'{m}-' for m in pop.MAPS[:-1]] + [str(pop.MAPS[-1])])}"
-                "-border maps): "
+                f"{' and '.join(pop.CARDS)} card values; the "
+                f"{_and([f'{m}-' for m in pop.MAPS[:-1]] + [str(pop.MAPS[-1])])}-border maps): "
                 f"mission-following seats of the `mission` agent (focus {min(focus):g} to {max(focus):g}) and of the "
                 f"`domination` agent valuing its mission's continents {min(weight):g} to {max(weight):g} times (as "
                 "Domination's own AI does: 4 upstream, 100 in the reference study's first runs), the random agent "
@@ -139,23 +139,26 @@ class Tables:
                 "(the table's `games` counts games; each game weighs the same)")
 
     def other_candidates_sentence(self) -> str:
-        """Where a candidate not named has the higher gain over uniform on other programs' play (unpaired)."""
-        named = RECOGNISER_NAMES[self.named_candidate]
+        """The candidates not named against the named one on other programs' play: gain over uniform at 100%,
+        paired over games on the same players."""
         out = []
         for key in self.protocol["candidates"]:
-            name = RECOGNISER_NAMES[key]
             if key == self.named_candidate:
                 continue
-            higher = [f for f in self.foreign if self.value(name, f, "gain") > self.value(named, f, "gain")]
-            if higher:
-                out.append(f"the {name} candidate, not named, has the higher gain over uniform at 100% on {len(higher)} of "
-                           f"{len(self.foreign)} families of other programs' play ("
-                           + "; ".join(f"{self.label[f]} {self.cell(name, f, 'gain', 1.0, '+.3f')} against "
-                                       f"{self.cell(named, f, 'gain', 1.0, '+.3f')}" for f in higher) + ")")
+            name = RECOGNISER_NAMES[key]
+            cells = [(f, self.diff(name, f, "gain")) for f in self.foreign]
+            cells = [(f, d) for f, d in cells if not np.isnan(d.difference)]
+            if cells:
+                words = [direction(-d.ci_high, -d.ci_low) for _, d in cells]
+                out.append(f"the {name} candidate less the named one: "
+                           + "; ".join(f"{self.label[f]} {-d.difference:+.3f} [{-d.ci_high:+.3f}, {-d.ci_low:+.3f}]"
+                                       for f, d in cells)
+                           + f" (higher on {words.count('higher')}, lower on {words.count('lower')}, not decided on "
+                           f"{words.count('not decided')} of {len(words)})")
         if not out:
             return ""
-        return ("Beside the named one, " + "; ".join(out) + ". Intervals over games, not paired; the naming stands "
-                "as declared before any of that play was scored.")
+        return ("Gain over uniform at 100% on other programs' play, paired over games on the same players: "
+                + "; ".join(out) + ". The naming stands as declared; these differences are reported, not acted on.")
 
     def gain(self, families: list[str]) -> pd.DataFrame:
         rows = {self.label[f]: {f"{p:.0%}": self.cell(NAMED, f, "gain", p, "+.3f") for p in POINTS}
@@ -214,11 +217,15 @@ class Tables:
                                                                                   "top1_vs_reading", 1.0, n)})
         return pd.DataFrame(rows).set_index("family")
 
-    def players_comparisons(self, families: list[str]) -> int:
-        """How many paired comparisons the by-players table decides on (for the multiplicity caveat)."""
-        d = self.paired[self.paired.family.isin(families) & self.paired.n_players.notna()
-                        & self.paired.metric.isin(["top1", "top1_vs_reading"])]
-        return len(d)
+    def players_comparisons(self, families: list[str]) -> tuple[int, int]:
+        """(paired comparisons the by-players table shows, gains against 0 it shows), for the multiplicity
+        caveat."""
+        p = self.paired[self.paired.family.isin(families) & self.paired.n_players.notna()]
+        shown = ((p.b == YARDSTICK_NAME) & (p.metric == "top1")) | ((p.b == REFERENCE_NAME)
+                                                                   & (p.metric == "top1_vs_reading"))
+        g = self.players[self.players.family.isin(families) & (self.players.recogniser == NAMED)
+                         & (self.players.metric == "gain")]
+        return int(shown.sum()), len(g)
 
     def in_model(self, point: float = 1.0) -> pd.DataFrame:
         lean = self.lean.set_index(["family", "kind"]).value
@@ -227,12 +234,22 @@ class Tables:
             rows.append({"family": self.label[f], "gain over uniform": self.cell(NAMED, f, "gain", point, "+.3f"),
                          "top-1": self.cell(NAMED, f, "top1", point),
                          "count": self.cell(YARDSTICK_NAME, f, "top1", point),
-                         "reference": self.cell(REFERENCE_NAME, f, "top1", point),
+                         "reference, card": self.cell(REFERENCE_NAME, f, "top1", point),
                          "riskcore - count": self._verdict_cell(YARDSTICK_NAME, f, "top1", point),
                          "follows its mission": "yes" if self.follows[f] else "no",
                          "mission lean (" + " / ".join(LEAN_NAMES[k] for k in LEAN_KINDS) + ")":
                              " / ".join(f"{lean.get((f, k), np.nan):+.2f}" for k in LEAN_KINDS)})
         return pd.DataFrame(rows).set_index("family")
+
+    def reference_better(self, families: list[str]) -> str:
+        """Where the reference's recogniser is decided better than riskcore's at 100% (gain over uniform)."""
+        worse = [(f, self.diff(REFERENCE_NAME, f, "gain")) for f in families]
+        worse = [(f, d) for f, d in worse if d.ci_high < 0]
+        if not worse:
+            return "The reference's recogniser is decided better than riskcore's at 100% on none of these families."
+        return ("The reference's recogniser is decided better than riskcore's at 100% (gain over uniform, riskcore "
+                "less the reference) on " + "; ".join(f"{self.label[f]} {d.difference:+.3f} [{d.ci_low:+.3f}, "
+                                                      f"{d.ci_high:+.3f}]" for f, d in worse) + ".")
 
     def candidates(self, metric: str = "top1", point: float = 1.0, families: list[str] | None = None
                    ) -> pd.DataFrame:
@@ -279,7 +296,7 @@ class Tables:
         last = c[c.games == c.games.max()]
         words = [direction(lo, hi) for lo, hi in zip(last.gain_less_smallest_ci_low, last.gain_less_smallest_ci_high)]
         small, large = f"{c.games.min():,}", f"{c.games.max():,}"
-        text = (f"From {small} to {large} training games the gain over uniform moves by at most "
+        text = (f"From {small} to {large} training games the gain over uniform (checkpoints pooled) moves by at most "
                 f"{last.gain_less_smallest.abs().max():.3f} nats (paired over the same games: decided higher on "
                 f"{words.count('higher')}, lower on {words.count('lower')} and not decided on "
                 f"{words.count('not decided')} of {len(words)} (family, model) pairs).")
@@ -289,9 +306,10 @@ class Tables:
             text += (f" Where the gain stays below 0 ({len(below)} pairs, from {-below.gain.max():.3f} to "
                      f"{-below.gain.min():.3f} nats short of uniform), the largest rise is {rise:+.3f} nats")
             if rise < shortfall / 5:
-                text += (": a hundredfold more play from the same population closes a small part of the shortfall, "
-                         "which comes from how those families' play differs from the training population's, not "
-                         "from too few training games.")
+                text += (": a hundredfold more play from the same population changes it by a small part of the "
+                         "shortfall, so the shortfall does not come from too few training games of this population; "
+                         "it comes from how those families' play differs from that population's, or from what the "
+                         "model's features can express.")
             else:
                 text += "."
         return text
@@ -355,8 +373,21 @@ class Tables:
         missed, met, exempt = self.target_lists()
         return ([f"Missed ({len(missed)} of {len(missed) + len(met)}):", ""] + (missed or ["- none."])
                 + ["", f"Met ({len(met)}):", ""] + (met or ["- none."])
-                + ["", "Gain above 0 is no target on play that does not follow its mission (its lean is near 0): "
-                   + ", ".join(exempt) + "."])
+                + ["", "Gain above 0 is no target on the families declared not to follow their missions before "
+                   "they were scored: " + ", ".join(exempt) + "." + self._exempt_foreign()])
+
+    def _exempt_foreign(self) -> str:
+        """What the exempt families of other programs' play measure: their mission lean and gain at 100%."""
+        lean = self.lean.set_index(["family", "kind"])
+        out = []
+        for f in self.foreign:
+            if self.follows[f]:
+                continue
+            leans = ", ".join(f"{LEAN_NAMES[k]} {lean.loc[(f, k)].value:+.3f} [{lean.loc[(f, k)].ci_low:+.3f}, "
+                              f"{lean.loc[(f, k)].ci_high:+.3f}]" for k in LEAN_KINDS if (f, k) in lean.index)
+            out.append(f" The {self.label[f]} still leans towards its missions a little ({leans}); its gain at 100% "
+                       f"is {self.cell(NAMED, f, 'gain', 1.0, '+.3f')}.")
+        return "".join(out)
 
     def meaning(self) -> str:
         """What the comparisons at 100% of the game say, tallied from their verdicts over other programs' play."""
@@ -442,7 +473,7 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
     t = Tables(data_dir, models)
     p = t.protocol
     lineages = ", ".join(f"{k} {v:,}" for k, v in p["lineages"].items())
-    n_by_players = t.players_comparisons(t.foreign)
+    n_pairs, n_gains = t.players_comparisons(t.foreign)
     lines = [
         "# Generalisation: riskcore's recogniser on play it was not trained on", "",
         "Card level, 6 continent cards (chance 1/6, uniform log loss ln 6 = "
@@ -454,7 +485,8 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         "Generated by `riskcore experiment generalisation` and `riskcore train-recogniser`; the method is in "
         "`docs/recognition.md`.", "",
         "## riskcore's recogniser", "",
-        f"Named on simulated play alone, before any other program's play was scored. The training population: "
+        f"Named on simulated play alone, by a protocol declared before its candidates were scored on any other "
+        f"program's play. The training population: "
         f"{t.population_sentence()}; {p['rows']:,} scored player-checkpoints (by lineage of decision code: "
         f"{lineages}). Each lineage is held out in turn and every candidate fitted on the rest. "
         f"{t.naming_basis()}. The named candidate has the lowest mean held-out log loss there; beside it, its "
@@ -485,18 +517,20 @@ def write_report(games: int, data_dir: Path | None = None, out: Path | None = No
         md(t.log_loss()), "",
         t.meaning(), "",
         "## Targets", "",
-        "Each target is met when its 95% interval's lower bound clears it; the size that would decide an open one is "
-        "given only where the point estimate clears the target.", ""] + t.targets() + [
+        "Each target is met when its 95% interval's lower bound clears it. Where an open target's point estimate "
+        "clears it, the games an interval half-width of 0.03 needs are given; where it does not, more games would "
+        "not be expected to meet it.", ""] + t.targets() + [
         "", "## By number of players, at 100% of the game (development sets)", "",
-        f"{n_by_players} paired comparisons, each at 95% with no correction for multiplicity: where there is no "
-        "difference, about one in twenty is decided by chance alone, so a single decided row is a lead, not a "
-        "finding.", "",
+        f"{n_pairs} paired comparisons and {n_gains} gains against 0, each at 95% with no correction for "
+        "multiplicity: where there is no difference, about one in twenty is decided by chance alone, so a single "
+        "decided row is a lead, not a finding.", "",
         md(t.by_players(t.foreign)), "",
         "## riskcore's own families (in-model), at 100% of the game", "",
         "Mission lean: the share of a player's actions of a kind that land in its own card's named continents, "
         "less the mean of that share over the other five cards' (a property of the play that no recogniser's "
         "model enters; play that ignores the mission leans 0).", "",
         md(t.in_model()), "",
+        t.reference_better(t.riskcore), "",
         "## Learning curve", "",
         f"The learned models fitted on the first {t.curve_sizes()} games of the training population (a prefix of "
         "every run), scored on the development families; 95% bootstrap intervals over their games. Gain over "

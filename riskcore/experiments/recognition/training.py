@@ -4,7 +4,7 @@ protocol that names riskcore's recogniser: `riskcore train-recogniser` (`make re
 Declared before anything foreign is scored, and never changed after:
 - Candidates (`CANDIDATES`): the evidence model on the evidence features; the same with the log posteriors of
   the reference's recogniser and the play-style mixture stacked in; the play-style mixture itself (its setting as
-  earlier named on riskcore's heuristic play, `MIXTURE`, with a softmax temperature fitted on the training rows).
+  chosen on riskcore's heuristic play, `MIXTURE`, with a softmax temperature fitted on the training rows).
 - Rows: every player holding a continent card, at the reference's game clock's checkpoints (10, 30, 50, 70 and 100%
   of the game's turn ends), after its last observation there (a player not yet observed has no row).
 - Naming: leave-one-lineage-out. Each lineage of decision code (`population.lineage`) is held out in turn: each
