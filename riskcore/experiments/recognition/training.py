@@ -1,7 +1,7 @@
 """Training the learned recogniser (`recognition.evidence`) on the simulated population (`population`), and the
 protocol that names riskcore's recogniser: `riskcore train-recogniser` (`make recogniser-model`).
 
-Declared before anything foreign is scored, and never changed after:
+Declared before its candidates were scored on any other program's play, and not changed after:
 - Candidates (`CANDIDATES`): the evidence model on the evidence features; the same with the log posteriors of
   the reference's recogniser and the play-style mixture stacked in; the play-style mixture itself (its setting as
   chosen on riskcore's heuristic play, `MIXTURE`, with a softmax temperature fitted on the training rows).
