@@ -28,8 +28,7 @@ def readme_headlines(gen: Tables, named: Recogniser, leaders: str, search: Searc
                    for name in SEARCH_ROWS
                    if (name, 2, full) in by.index and (name, 3, full) in by.index]  # no shorter search at 1 turn
     targets = [r for r in gen.target_rows() if r["foreign"]]
-    missed = [f"{gen.label[r['family']]} {r['what'].replace(', top-1 at 100%', '').replace(' at 100%', '')} "
-              f"(lower bound {r['low']:+.3f})" for r in targets if not r["met"]]
+    missed = [f"{gen.label[r['family']]} {r['short']} (lower bound {r['low']:+.3f})" for r in targets if not r["met"]]
     following = [gen.value(NAMED, f, "top1") for f in gen.following(False)]
     blind = [gen.value(NAMED, f, "top1") for f in gen.riskcore if not gen.follows[f]]
     return f"""
@@ -39,9 +38,10 @@ The report, `reports/report.html`, gives every result with its method, figure an
 **Mission recognition on other programs' play** (at 100% of the game; 95% intervals over games, differences paired
 on the same players; [details](reports/generalisation.md)). riskcore's recogniser ({named.label},
 `{named.setting}`) is named on simulated riskcore play alone, by a protocol declared before its candidates were
-scored on any other program's play, and nothing of it is fitted on that play. Every family below is a development set: it was looked at while recognisers were
-built. The count guesses the card whose continents got most of the player's placements; the reference is its own
-recogniser (equal to its published output), at the card level and at its published reading.
+scored on any other program's play, and nothing of it is fitted on that play. Every family below is a development
+set: it was looked at while recognisers were built. The count guesses the card whose continents got most of the
+player's placements; the reference is its own recogniser (equal to its published output), at the card level and at
+its published reading.
 
 | games (number) | gain over uniform (nats) | riskcore top-1 | riskcore - count | riskcore - reference | riskcore - reference's reading |
 |---|---|---|---|---|---|

@@ -185,11 +185,12 @@ def summarise(rows: pd.DataFrame, family: str, recogniser: str, setting: str, rn
     metrics = []
     for point, d in rows.groupby("point"):
         per_game = d.groupby("game_id")[list(METRICS)].mean()
+        ci = {}
         for metric in METRICS:
             if metric == "gain":  # ln 6 less the log loss, game by game: the log loss's interval, mirrored
-                lo, hi = UNIFORM_LOSS - metrics[-1]["ci_high"], UNIFORM_LOSS - metrics[-1]["ci_low"]
+                lo, hi = UNIFORM_LOSS - ci["log_loss"][1], UNIFORM_LOSS - ci["log_loss"][0]
             else:
-                lo, hi = bootstrap_ci(per_game[metric].to_numpy(), rng, n_boot)
+                lo, hi = ci[metric] = bootstrap_ci(per_game[metric].to_numpy(), rng, n_boot)
             metrics.append({"family": family, "recogniser": recogniser, "setting": setting, "point": point,
                             "metric": metric, "value": per_game[metric].mean(), "ci_low": lo, "ci_high": hi,
                             "games": len(per_game)})

@@ -64,7 +64,7 @@ class Tables:
 
     def cell(self, recogniser: str, family: str, metric: str, point: float = 1.0, spec: str = ".3f") -> str:
         r = self.row(recogniser, family, metric, point)
-        return "" if np.isnan(r.value) else f"{r.value:{spec}} [{r.ci_low:{spec}}, {r.ci_high:{spec}}]"
+        return "" if np.isnan(r.value) else _interval(r.value, r.ci_low, r.ci_high, spec)
 
     def diff(self, b: str, family: str, metric: str, point: float = 1.0, n_players: int | None = None
              ) -> pd.Series:
@@ -76,7 +76,7 @@ class Tables:
 
     def diff_cell(self, b: str, family: str, metric: str, point: float = 1.0, n_players: int | None = None) -> str:
         r = self.diff(b, family, metric, point, n_players)
-        return "" if np.isnan(r.difference) else f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+        return "" if np.isnan(r.difference) else _interval(r.difference, r.ci_low, r.ci_high)
 
     def games(self, family: str) -> int:
         return int(self.row(NAMED, family, "top1").games)
@@ -151,7 +151,7 @@ class Tables:
             if cells:
                 words = [direction(-d.ci_high, -d.ci_low) for _, d in cells]
                 out.append(f"the {name} candidate less the named one: "
-                           + "; ".join(f"{self.label[f]} {-d.difference:+.3f} [{-d.ci_high:+.3f}, {-d.ci_low:+.3f}]"
+                           + "; ".join(f"{self.label[f]} {_interval(-d.difference, -d.ci_high, -d.ci_low)}"
                                        for f, d in cells)
                            + f" (higher on {words.count('higher')}, lower on {words.count('lower')}, not decided on "
                            f"{words.count('not decided')} of {len(words)})")
@@ -185,7 +185,7 @@ class Tables:
         d = self.diff(b, family, metric, point, n_players)
         if np.isnan(d.difference):
             return ""
-        return f"{d.difference:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}] {direction(d.ci_low, d.ci_high)}"
+        return f"{_interval(d.difference, d.ci_low, d.ci_high)} {direction(d.ci_low, d.ci_high)}"
 
     def log_loss(self, point: float = 1.0) -> pd.DataFrame:
         rows = [{"family": self.label[f], "riskcore": self.cell(NAMED, f, "log_loss", point),
@@ -204,8 +204,7 @@ class Tables:
                     if d.empty:
                         return ""
                     r = d.iloc[0]
-                    sign = "+" if metric == "gain" else ""
-                    return f"{r.value:{sign}.3f} [{r.ci_low:{sign}.3f}, {r.ci_high:{sign}.3f}]"
+                    return _interval(r.value, r.ci_low, r.ci_high, "+.3f" if metric == "gain" else ".3f")
 
                 games = p[(p.family == f) & (p.n_players == n) & (p.recogniser == NAMED) & (p.metric == "top1")]
                 rows.append({"family": self.label[f], "players": int(n), "games": int(games.games.iloc[0]),
@@ -249,7 +248,7 @@ class Tables:
             for metric, what in (("gain", "gain over uniform"), ("top1_vs_reading", "top-1 against its reading")):
                 d = self.diff(REFERENCE_NAME, f, metric)
                 if d.ci_high < 0:
-                    worse.append(f"{self.label[f]}, {what}: {d.difference:+.3f} [{d.ci_low:+.3f}, {d.ci_high:+.3f}]")
+                    worse.append(f"{self.label[f]}, {what}: {_interval(d.difference, d.ci_low, d.ci_high)}")
         if not worse:
             return "The reference's recogniser is decided better than riskcore's at 100% on none of these families."
         return ("The reference's recogniser is decided better than riskcore's at 100% (riskcore less the reference) "
@@ -277,16 +276,16 @@ class Tables:
             return c
         low, high = ("top1_ci_low", "top1_ci_high") if metric == "top1_at_100" else (f"{metric}_ci_low",
                                                                                         f"{metric}_ci_high")
-        sign = "+" if metric == "gain" else ""
+        spec = "+.3f" if metric == "gain" else ".3f"
         c["model"] = c.model.map(RECOGNISER_NAMES)
         c["family"] = c.family.map(lambda f: self.label.get(f, f))
-        c["cell"] = [f"{v:{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]" for v, lo, hi in zip(c[metric], c[low], c[high])]
+        c["cell"] = [_interval(v, lo, hi, spec) for v, lo, hi in zip(c[metric], c[low], c[high])]
         t = c.pivot(index=["family", "model"], columns="games", values="cell")
         t.columns = [f"{g:,} games" for g in t.columns]
         if metric == "gain" and c.games.nunique() > 1:
             last = c[c.games == c.games.max()].set_index(["family", "model"])
             t[f"{c.games.max():,} less {c.games.min():,} (paired)"] = [
-                f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}] {direction(lo, hi)}"
+                f"{_interval(d, lo, hi)} {direction(lo, hi)}"
                 for d, lo, hi in last.reindex(t.index)[["gain_less_smallest", "gain_less_smallest_ci_low",
                                                         "gain_less_smallest_ci_high"]].itertuples(index=False)]
         return t.reset_index().set_index("family")
@@ -320,8 +319,7 @@ class Tables:
 
     def curve_sizes(self) -> str:
         games = sorted({r["games"] for r in self.protocol["learning_curve"]})
-        names = [f"{g:,}" for g in games]
-        return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names) or "no"
+        return _and([f"{g:,}" for g in games]) if games else "no"
 
     def ece(self, families: list[str] | None = None) -> pd.DataFrame:
         """Expected calibration error of every recogniser (riskcore's is its named candidate's row)."""
@@ -332,7 +330,7 @@ class Tables:
 
     def lean_table(self, families: list[str] | None = None) -> pd.DataFrame:
         families = self.families if families is None else families
-        cells = self.lean.assign(cell=[f"{r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+        cells = self.lean.assign(cell=[_interval(r.value, r.ci_low, r.ci_high)
                                        for r in self.lean.itertuples()])
         t = cells.pivot(index="family", columns="kind", values="cell").reindex(families)
         return t[list(LEAN_KINDS)].rename(columns=LEAN_NAMES).rename(index=self.label)
@@ -345,17 +343,18 @@ class Tables:
         for f in TARGET_FAMILIES:
             if f not in self.foreign:
                 continue
-            for b, metric, what in ((YARDSTICK_NAME, "top1", "riskcore - count, top-1 at 100%"),
-                                    (REFERENCE_NAME, "top1_vs_reading", "riskcore - the reference's published "
-                                                                        "reading, top-1 at 100%")):
+            for b, metric, short in ((YARDSTICK_NAME, "top1", "riskcore - count"),
+                                     (REFERENCE_NAME, "top1_vs_reading", "riskcore - the reference's published "
+                                                                         "reading")):
                 d = self.diff(b, f, metric)
-                out.append({"family": f, "foreign": True, "what": what, "value": d.difference, "low": d.ci_low,
-                            "high": d.ci_high, "games": int(d.games)})
+                out.append({"family": f, "foreign": True, "short": short, "what": f"{short}, top-1 at 100%",
+                            "value": d.difference, "low": d.ci_low, "high": d.ci_high, "games": int(d.games)})
         for foreign in (True, False):
             for f in self.following(foreign):
                 r = self.row(NAMED, f, "gain")
-                out.append({"family": f, "foreign": foreign, "what": "gain over uniform at 100%", "value": r.value,
-                            "low": r.ci_low, "high": r.ci_high, "games": int(r.games)})
+                out.append({"family": f, "foreign": foreign, "short": "gain over uniform",
+                            "what": "gain over uniform at 100%", "value": r.value, "low": r.ci_low,
+                            "high": r.ci_high, "games": int(r.games)})
         for r in out:
             r["met"] = bool(r["low"] > 0)
         return out
@@ -366,8 +365,8 @@ class Tables:
         for r in self.target_rows():
             where = "development set" if r["foreign"] else "in-model"
             (met if r["met"] else missed).append(
-                f"- {self.label[r['family']]} ({where}), {r['what']} above 0: {r['value']:+.3f} "
-                f"[{r['low']:+.3f}, {r['high']:+.3f}], lower bound {r['low']:+.3f}: "
+                f"- {self.label[r['family']]} ({where}), {r['what']} above 0: "
+                f"{_interval(r['value'], r['low'], r['high'])}, lower bound {r['low']:+.3f}: "
                 + _answer(r["value"], r["low"], r["high"], r["games"]))
         exempt = [self.label[f] for f in self.foreign + self.riskcore if not self.follows[f]]
         return missed, met, exempt
@@ -387,8 +386,8 @@ class Tables:
         for f in self.foreign:
             if self.follows[f]:
                 continue
-            leans = ", ".join(f"{LEAN_NAMES[k]} {lean.loc[(f, k)].value:+.3f} [{lean.loc[(f, k)].ci_low:+.3f}, "
-                              f"{lean.loc[(f, k)].ci_high:+.3f}]" for k in LEAN_KINDS if (f, k) in lean.index)
+            leans = ", ".join(f"{LEAN_NAMES[k]} {_interval(*lean.loc[(f, k)][['value', 'ci_low', 'ci_high']])}"
+                              for k in LEAN_KINDS if (f, k) in lean.index)
             out.append(f" The {self.label[f]} still leans towards its missions a little ({leans}); its gain at 100% "
                        f"is {self.cell(NAMED, f, 'gain', 1.0, '+.3f')}.")
         return "".join(out)
@@ -419,13 +418,18 @@ class Tables:
                   | ((p.metric == "log_loss") & (p.ci_low > 0))]
         for r in worse.itertuples():
             out.append(f"- {self.label[r.family]}, {r.point:.0%} of the game: {COMPARISONS[r.metric]} "
-                       f"{r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] against {r.b}.")
+                       f"{_interval(r.difference, r.ci_low, r.ci_high)} against {r.b}.")
         g = self.m[(self.m.recogniser == NAMED) & (self.m.metric == "gain") & (self.m.ci_high < 0)
                    & self.m.family.isin(families)]
         for r in g.itertuples():
-            out.append(f"- {self.label[r.family]}, {r.point:.0%} of the game: gain over uniform {r.value:+.3f} "
-                       f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] (worse than knowing nothing).")
+            out.append(f"- {self.label[r.family]}, {r.point:.0%} of the game: gain over uniform "
+                       f"{_interval(r.value, r.ci_low, r.ci_high)} (worse than knowing nothing).")
         return out or ["- none decided."]
+
+
+def _interval(value: float, low: float, high: float, spec: str = "+.3f") -> str:
+    """A value with its 95% interval, as every table and sentence of the report writes it."""
+    return f"{value:{spec}} [{low:{spec}}, {high:{spec}}]"
 
 
 def _and(words: list[str]) -> str:
